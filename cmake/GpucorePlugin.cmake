@@ -1,0 +1,18 @@
+# gpucore_add_plugin(<target> SOURCES <files...>)
+# Builds a backend plugin as a MODULE library in the plugin folder beside libgpucore (build and
+# install tree), exporting the entry symbol and nothing else (linker version script).
+set(GPUCORE_PLUGIN_VERSION_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/plugin.map)
+
+function(gpucore_add_plugin target)
+  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  target_link_libraries(${target} PRIVATE gpucore::plugin_sdk)
+  set_target_properties(${target} PROPERTIES
+    PREFIX "lib"
+    LIBRARY_OUTPUT_DIRECTORY ${GPUCORE_PLUGIN_OUTPUT_DIR}
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+  target_link_options(${target} PRIVATE
+    "LINKER:--version-script=${GPUCORE_PLUGIN_VERSION_SCRIPT}" "LINKER:--no-undefined")
+  install(TARGETS ${target} LIBRARY DESTINATION ${GPUCORE_PLUGIN_INSTALL_DIR})
+endfunction()

@@ -1,0 +1,128 @@
+// Buffer<T>: a typed, owning allocation on one device.
+//
+// Thread safety: a Buffer may be read (used as an input, copied to host) from several threads at
+// once; writes need the caller's ordering, as for any memory. Blocking copies are ordered after all
+// work previously enqueued on the device by this process through its internal copy stream only;
+// use the *_async forms with your own stream to order them against your kernels.
+#pragma once
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+#include "gpucore/device.hpp"
+#include "gpucore/stream.hpp"
+#include "gpucore/types.hpp"
+
+namespace gpucore {
+namespace detail {
+
+// Untyped RAII allocation; Buffer<T> is a typed view over one. Freed (after the device finished
+// using it: the core synchronizes the device's streams it knows of) when destroyed.
+class Allocation {
+public:
+    Allocation() = default;
+    Allocation(const Device& device, MemoryKind kind, std::size_t bytes);
+    ~Allocation();
+    Allocation(Allocation&& other) noexcept;
+    Allocation& operator=(Allocation&& other) noexcept;
+    Allocation(const Allocation&) = delete;
+    Allocation& operator=(const Allocation&) = delete;
+
+    const Device& device() const noexcept { return device_; }
+    MemoryKind kind() const noexcept { return kind_; }
+    std::size_t bytes() const noexcept { return bytes_; }
+    void* data() const noexcept { return ptr_; }
+    bool valid() const noexcept { return device_.valid(); }
+
+private:
+    void release() noexcept;
+    Device device_;
+    MemoryKind kind_ = MemoryKind::device;
+    std::size_t bytes_ = 0;
+    void* ptr_ = nullptr; // null for zero-byte allocations
+};
+
+// Untyped transfers behind Buffer<T>. `op` names the public call for error messages.
+// stream == nullptr means blocking (on the runtime's internal stream for the device).
+void copy_from_host(const Allocation& dst, const void* src, std::size_t src_bytes, Stream* stream);
+void copy_to_host(const Allocation& src, void* dst, std::size_t dst_bytes, Stream* stream);
+void copy_device(const Allocation& dst, const Allocation& src, Stream* stream);
+void fill(const Allocation& dst, const void* value, std::size_t element_size, Stream* stream);
+
+// count * element_size; Error(invalid_argument) naming `device` when that overflows size_t.
+std::size_t checked_allocation_bytes(std::size_t count, std::size_t element_size,
+                                     const Device& device);
+
+} // namespace detail
+
+template <class T>
+class Buffer {
+    static_assert(is_supported_type_v<T>, "gpucore::Buffer supports float, double, int32_t, uint32_t");
+
+public:
+    using value_type = T;
+
+    Buffer() = default; // null buffer: every use other than valid()/size() throws
+    Buffer(const Device& device, std::size_t count, MemoryKind kind = MemoryKind::device)
+        : alloc_(device, kind, detail::checked_allocation_bytes(count, sizeof(T), device)),
+          count_(count) {}
+
+    bool valid() const noexcept { return alloc_.valid(); }
+    std::size_t size() const noexcept { return count_; }
+    std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+    bool empty() const noexcept { return count_ == 0; }
+    MemoryKind kind() const noexcept { return alloc_.kind(); }
+    const Device& device() const noexcept { return alloc_.device(); }
+    // Device address. Host-dereferenceable only for pinned_host and managed buffers, and for every
+    // buffer of the cpu backend.
+    T* data() noexcept { return static_cast<T*>(alloc_.data()); }
+    const T* data() const noexcept { return static_cast<const T*>(alloc_.data()); }
+
+    // Whole-buffer copies from host memory. The host range must hold at least size() elements
+    // (extra elements are ignored); a shorter one is Error(invalid_argument).
+    void copy_from_host(const T* src, std::size_t src_count) {
+        detail::copy_from_host(alloc_, src, bytes_of(src_count), nullptr);
+    }
+    void copy_from_host(const std::vector<T>& src) { copy_from_host(src.data(), src.size()); }
+    // Asynchronous: `src` must stay alive and unchanged until `stream` passes the copy.
+    void copy_from_host_async(Stream& stream, const T* src, std::size_t src_count) {
+        detail::copy_from_host(alloc_, src, bytes_of(src_count), &stream);
+    }
+
+    // Whole-buffer copies to host memory holding at least size() elements.
+    void copy_to_host(T* dst, std::size_t dst_count) const {
+        detail::copy_to_host(alloc_, dst, bytes_of(dst_count), nullptr);
+    }
+    void copy_to_host_async(Stream& stream, T* dst, std::size_t dst_count) const {
+        detail::copy_to_host(alloc_, dst, bytes_of(dst_count), &stream);
+    }
+    std::vector<T> to_vector() const {
+        std::vector<T> out(count_);
+        copy_to_host(out.data(), out.size());
+        return out;
+    }
+
+    // Device-to-device copy from a buffer of the same length on the same device.
+    void copy_from(const Buffer& src) { detail::copy_device(alloc_, src.alloc_, nullptr); }
+    void copy_from_async(Stream& stream, const Buffer& src) {
+        detail::copy_device(alloc_, src.alloc_, &stream);
+    }
+
+    // Sets every element to `value`.
+    void fill(T value) { detail::fill(alloc_, &value, sizeof(T), nullptr); }
+    void fill_async(Stream& stream, T value) { detail::fill(alloc_, &value, sizeof(T), &stream); }
+
+    const detail::Allocation& allocation() const noexcept { return alloc_; }
+
+private:
+    static std::size_t bytes_of(std::size_t count) noexcept {
+        // Saturate instead of wrapping: an absurd count is then "longer than the buffer", not short.
+        return count > static_cast<std::size_t>(-1) / sizeof(T) ? static_cast<std::size_t>(-1)
+                                                                 : count * sizeof(T);
+    }
+    detail::Allocation alloc_;
+    std::size_t count_ = 0;
+};
+
+} // namespace gpucore

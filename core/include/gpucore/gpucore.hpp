@@ -1,0 +1,9 @@
+// The whole public API of gpucore. See README.md for a tour.
+#pragma once
+
+#include "gpucore/buffer.hpp"
+#include "gpucore/device.hpp"
+#include "gpucore/error.hpp"
+#include "gpucore/ops.hpp"
+#include "gpucore/stream.hpp"
+#include "gpucore/types.hpp"

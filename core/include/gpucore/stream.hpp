@@ -1,0 +1,72 @@
+// Stream: an in-order asynchronous queue of work on one device. Event: a marker in a stream.
+//
+// Thread safety: a Stream may be shared by several threads; work they enqueue concurrently runs in
+// some order consistent with each thread's own order. synchronize()/query() may be called from any
+// thread. Event::record on one thread racing with synchronize/query on another is allowed (the
+// waiter sees either record). Moving or destroying an object while another thread uses it is not.
+// Destroying a Stream waits for its pending work first.
+#pragma once
+
+#include "gpucore/device.hpp"
+
+namespace gpucore {
+
+class Event;
+
+class Stream {
+public:
+    explicit Stream(const Device& device);
+    ~Stream();
+    Stream(Stream&& other) noexcept;
+    Stream& operator=(Stream&& other) noexcept;
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+
+    const Device& device() const;     // throws on a moved-from stream
+    bool valid() const noexcept { return handle_ != nullptr; }
+
+    // Blocks until all work enqueued so far has finished. Reports (throws) an error raised by it.
+    void synchronize();
+    // True when all work enqueued so far has finished. Never blocks.
+    bool query() const;
+    // Work enqueued after this call waits for `event`'s latest record (cross-stream dependency).
+    // The event must belong to the same device.
+    void wait(const Event& event);
+
+private:
+    friend struct detail::Access;
+    void release() noexcept;
+    Device device_;
+    void* handle_ = nullptr; // the backend's gpucore_stream
+};
+
+class Event {
+public:
+    explicit Event(const Device& device);
+    ~Event();
+    Event(Event&& other) noexcept;
+    Event& operator=(Event&& other) noexcept;
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+
+    const Device& device() const;
+    bool valid() const noexcept { return handle_ != nullptr; }
+
+    // Marks the point in `stream` reached by the work enqueued so far (same device required).
+    void record(Stream& stream);
+    // Blocks until the recorded work has finished.
+    void synchronize();
+    // True when the recorded work has finished (or the event was never recorded).
+    bool query() const;
+
+private:
+    friend struct detail::Access;
+    void release() noexcept;
+    Device device_;
+    void* handle_ = nullptr; // the backend's gpucore_event
+};
+
+// Milliseconds between two completed records on the same device (end - start).
+double elapsed_ms(const Event& start, const Event& end);
+
+} // namespace gpucore
