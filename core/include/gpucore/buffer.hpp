@@ -19,7 +19,7 @@ namespace detail {
 
 // Untyped RAII allocation; Buffer<T> is a typed view over one. Freed (after the device finished
 // using it: the core synchronizes the device's streams it knows of) when destroyed.
-class Allocation {
+class GPUCORE_API Allocation {
 public:
     Allocation() = default;
     Allocation(const Device& device, MemoryKind kind, std::size_t bytes);
@@ -45,13 +45,13 @@ private:
 
 // Untyped transfers behind Buffer<T>. `op` names the public call for error messages.
 // stream == nullptr means blocking (on the runtime's internal stream for the device).
-void copy_from_host(const Allocation& dst, const void* src, std::size_t src_bytes, Stream* stream);
-void copy_to_host(const Allocation& src, void* dst, std::size_t dst_bytes, Stream* stream);
-void copy_device(const Allocation& dst, const Allocation& src, Stream* stream);
-void fill(const Allocation& dst, const void* value, std::size_t element_size, Stream* stream);
+GPUCORE_API void copy_from_host(const Allocation& dst, const void* src, std::size_t src_bytes, Stream* stream);
+GPUCORE_API void copy_to_host(const Allocation& src, void* dst, std::size_t dst_bytes, Stream* stream);
+GPUCORE_API void copy_device(const Allocation& dst, const Allocation& src, Stream* stream);
+GPUCORE_API void fill(const Allocation& dst, const void* value, std::size_t element_size, Stream* stream);
 
 // count * element_size; Error(invalid_argument) naming `device` when that overflows size_t.
-std::size_t checked_allocation_bytes(std::size_t count, std::size_t element_size,
+GPUCORE_API std::size_t checked_allocation_bytes(std::size_t count, std::size_t element_size,
                                      const Device& device);
 
 } // namespace detail

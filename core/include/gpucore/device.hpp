@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "gpucore/export.hpp"
+
 namespace gpucore {
 
 namespace detail {
@@ -33,7 +35,7 @@ struct DeviceProperties {
 
 // A device of some backend. Cheap to copy. A default-constructed Device is null: every use of it
 // other than valid()/to_string() throws Error(invalid_argument).
-class Device {
+class GPUCORE_API Device {
 public:
     Device() = default;
 
@@ -56,18 +58,18 @@ private:
 };
 
 // Every device of every usable backend, in selection order: cuda, hip, other plugins, cpu.
-std::vector<Device> devices();
+GPUCORE_API std::vector<Device> devices();
 
 // The device GPU_BACKEND selects (see select_device); "auto" when the variable is unset or empty.
 // Throws Error(backend_unavailable / invalid_argument) with the reason when the selection fails.
-Device default_device();
+GPUCORE_API Device default_device();
 
 // Parses and applies a selection: "auto", "cpu", "cuda", "hip", any plugin name, each optionally
 // followed by ":N" for the N-th device of that backend ("cuda:1"). "auto" takes device 0 of the
 // first backend, in the order above, that reports a device. A backend named explicitly that did
 // not load, or has no devices, is an error that says why (file tried, loader message, missing
 // dependency, ABI mismatch); an unknown name lists the available ones. Never falls back silently.
-Device select_device(const std::string& selection);
+GPUCORE_API Device select_device(const std::string& selection);
 
 struct BackendInfo {
     std::string name;       // "cuda"
@@ -79,7 +81,7 @@ struct BackendInfo {
 };
 
 // Every backend the runtime knows, usable or not (the built-in cpu backend is always listed).
-std::vector<BackendInfo> backends();
+GPUCORE_API std::vector<BackendInfo> backends();
 
 struct PluginCandidate {
     enum class Outcome { loaded, skipped };
@@ -90,8 +92,8 @@ struct PluginCandidate {
 };
 
 // Every file the discovery considered, in the order considered, with its outcome.
-std::vector<PluginCandidate> plugin_candidates();
+GPUCORE_API std::vector<PluginCandidate> plugin_candidates();
 
-const char* to_string(PluginCandidate::Outcome outcome) noexcept; // "loaded" / "skipped"
+GPUCORE_API const char* to_string(PluginCandidate::Outcome outcome) noexcept; // "loaded" / "skipped"
 
 } // namespace gpucore

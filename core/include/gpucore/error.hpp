@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "gpucore/export.hpp"
+
 namespace gpucore {
 
 enum class ErrorCode {
@@ -16,13 +18,13 @@ enum class ErrorCode {
 };
 
 // Lowercase name of a code, as printed in messages: "invalid_argument".
-const char* to_string(ErrorCode code) noexcept;
+GPUCORE_API const char* to_string(ErrorCode code) noexcept;
 
 // Thrown by every gpucore function that fails. what() reads
 //   "<operation> on <backend>:<device>: <cause> [<code>]"
 // e.g. "vector_add on cuda:0: buffer lengths differ (a: 10, b: 10, c: 9) [invalid_argument]".
 // backend is empty and device is -1 where the error concerns no particular backend or device.
-class Error : public std::runtime_error {
+class GPUCORE_API Error : public std::runtime_error {
 public:
     Error(ErrorCode code, std::string operation, std::string backend, int device,
           std::string cause);

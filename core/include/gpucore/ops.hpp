@@ -12,13 +12,13 @@
 namespace gpucore {
 namespace detail {
 // Untyped entry points behind the templates below.
-void vector_add(Stream& stream, DType dtype, const Allocation& a, const Allocation& b,
+GPUCORE_API void vector_add(Stream& stream, DType dtype, const Allocation& a, const Allocation& b,
                 const Allocation& c, std::size_t n_a, std::size_t n_b, std::size_t n_c);
-void transpose(Stream& stream, DType dtype, const Allocation& in, const Allocation& out,
+GPUCORE_API void transpose(Stream& stream, DType dtype, const Allocation& in, const Allocation& out,
                std::size_t n_in, std::size_t n_out, std::size_t rows, std::size_t cols);
-void reduce(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, const Allocation& out,
+GPUCORE_API void reduce(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, const Allocation& out,
             std::size_t n_in, std::size_t n_out);
-void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Allocation& in,
+GPUCORE_API void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Allocation& in,
                  const Allocation& out, std::size_t n_in, std::size_t n_out, std::size_t rows,
                  std::size_t cols);
 } // namespace detail

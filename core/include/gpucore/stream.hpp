@@ -13,7 +13,7 @@ namespace gpucore {
 
 class Event;
 
-class Stream {
+class GPUCORE_API Stream {
 public:
     explicit Stream(const Device& device);
     ~Stream();
@@ -40,7 +40,7 @@ private:
     void* handle_ = nullptr; // the backend's gpucore_stream
 };
 
-class Event {
+class GPUCORE_API Event {
 public:
     explicit Event(const Device& device);
     ~Event();
@@ -67,6 +67,6 @@ private:
 };
 
 // Milliseconds between two completed records on the same device (end - start).
-double elapsed_ms(const Event& start, const Event& end);
+GPUCORE_API double elapsed_ms(const Event& start, const Event& end);
 
 } // namespace gpucore

@@ -5,16 +5,18 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "gpucore/export.hpp"
+
 namespace gpucore {
 
 enum class DType { f32, f64, i32, u32 };
 enum class ReduceOp { sum, min, max, prod };
 enum class MemoryKind { device, pinned_host, managed };
 
-const char* to_string(DType dtype) noexcept;       // "f32"
-const char* to_string(ReduceOp op) noexcept;       // "sum"
-const char* to_string(MemoryKind kind) noexcept;   // "device", "pinned_host", "managed"
-std::size_t size_of(DType dtype) noexcept;         // bytes per element
+GPUCORE_API const char* to_string(DType dtype) noexcept;       // "f32"
+GPUCORE_API const char* to_string(ReduceOp op) noexcept;       // "sum"
+GPUCORE_API const char* to_string(MemoryKind kind) noexcept;   // "device", "pinned_host", "managed"
+GPUCORE_API std::size_t size_of(DType dtype) noexcept;         // bytes per element
 
 // The element types gpucore operates on: float, double, int32_t, uint32_t.
 template <class T>

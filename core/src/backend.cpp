@@ -1,0 +1,175 @@
+#include "backend.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "logging.hpp"
+
+namespace gpucore::detail {
+
+namespace {
+
+ErrorCode code_of(gpucore_status status, bool& known) {
+    known = true;
+    switch (status) {
+    case GPUCORE_ERROR_INVALID_ARGUMENT: return ErrorCode::invalid_argument;
+    case GPUCORE_ERROR_OUT_OF_MEMORY: return ErrorCode::out_of_memory;
+    case GPUCORE_ERROR_BACKEND_UNAVAILABLE: return ErrorCode::backend_unavailable;
+    case GPUCORE_ERROR_PLUGIN: return ErrorCode::plugin_error;
+    case GPUCORE_ERROR_DEVICE: return ErrorCode::device_error;
+    case GPUCORE_ERROR_NOT_SUPPORTED: return ErrorCode::not_supported;
+    default: known = false; return ErrorCode::plugin_error;
+    }
+}
+
+// The plugin's text, bounded even when the plugin forgot the terminating NUL.
+std::string message_text(const gpucore_message& message) {
+    const char* end = static_cast<const char*>(std::memchr(message.text, '\0', sizeof message.text));
+    return std::string(message.text, end ? end : message.text + sizeof message.text);
+}
+
+// Copies a fixed-size C string field that may lack its NUL.
+std::string bounded(const char* text, std::size_t capacity) {
+    const char* end = static_cast<const char*>(std::memchr(text, '\0', capacity));
+    return std::string(text, end ? end : text + capacity);
+}
+
+} // namespace
+
+Error error_from_status(gpucore_status status, const gpucore_message& message,
+                        const std::string& operation, const std::string& backend, int device) {
+    bool known = false;
+    const ErrorCode code = code_of(status, known);
+    std::string cause = message_text(message);
+    if (cause.empty()) cause = "the backend reported failure without a message";
+    if (!known) cause += " (unknown status " + std::to_string(static_cast<int>(status)) + ")";
+    return Error(code, operation, backend, device, std::move(cause));
+}
+
+Backend::Backend(const gpucore_plugin_api* table, std::string source)
+    : table_(table), name_(table->name), source_(std::move(source)),
+      version_(table->version ? table->version : "") {}
+
+void Backend::initialise() {
+    const gpucore_host_services host = host_services(name_.c_str());
+    gpucore_message message;
+    message.text[0] = '\0';
+    gpucore_status status = table_->init(&host, &message);
+    if (status != GPUCORE_OK) {
+        reason_ = "init failed: " + error_from_status(status, message, "init", name_, -1).cause();
+        logger().info("backend {} ({}): {}", name_, source_, reason_);
+        return;
+    }
+    initialised_ = true;
+
+    int count = 0;
+    message.text[0] = '\0';
+    status = table_->device_count(&count, &message);
+    if (status != GPUCORE_OK) {
+        reason_ = "device_count failed: " +
+                  error_from_status(status, message, "device_count", name_, -1).cause();
+        initialised_ = false;
+        logger().info("backend {} ({}): {}", name_, source_, reason_);
+        return;
+    }
+    if (count < 0) {
+        reason_ = "device_count returned a negative count (" + std::to_string(count) + ")";
+        initialised_ = false;
+        return;
+    }
+    if (count == 0) {
+        const std::string why = message_text(message);
+        reason_ = "0 devices" + (why.empty() ? std::string() : ": " + why);
+        logger().info("backend {} ({}): {}", name_, source_, reason_);
+        return;
+    }
+
+    for (int device = 0; device < count; ++device) {
+        gpucore_device_properties raw{};
+        raw.struct_size = sizeof raw;
+        message.text[0] = '\0';
+        status = table_->device_properties(device, &raw, &message);
+        if (status != GPUCORE_OK) {
+            // A device whose properties cannot be read is not offered: later indices would shift,
+            // so stop here and keep the devices before it.
+            reason_ = "device_properties(" + std::to_string(device) + ") failed: " +
+                      error_from_status(status, message, "device_properties", name_, device).cause();
+            logger().warn("backend {} ({}): {}", name_, source_, reason_);
+            break;
+        }
+        DeviceProperties props;
+        props.backend = name_;
+        props.index = device;
+        props.name = bounded(raw.name, sizeof raw.name);
+        props.vendor = bounded(raw.vendor, sizeof raw.vendor);
+        props.architecture = bounded(raw.architecture, sizeof raw.architecture);
+        props.total_memory_bytes = raw.total_memory_bytes;
+        props.compute_units = raw.compute_units;
+        props.warp_size = raw.warp_size;
+        props.l2_cache_bytes = raw.l2_cache_bytes;
+        props.peak_memory_bandwidth_gbps = raw.peak_memory_bandwidth_gbps;
+        props.supports_pinned_host = raw.supports_pinned_host != 0;
+        props.supports_managed = raw.supports_managed != 0;
+        properties_.push_back(std::move(props));
+    }
+    if (!properties_.empty() && properties_.size() == static_cast<std::size_t>(count)) reason_.clear();
+    for (std::size_t i = 0; i < properties_.size(); ++i) {
+        device_states_.push_back(std::make_unique<DeviceState>());
+    }
+    logger().debug("backend {} ({}): {} device(s)", name_, source_, properties_.size());
+}
+
+Backend::DeviceState& Backend::state(int device) {
+    return *device_states_.at(static_cast<std::size_t>(device));
+}
+
+void Backend::register_stream(int device, gpucore_stream stream) {
+    auto& s = state(device);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.live_streams.push_back(stream);
+}
+
+void Backend::unregister_stream(int device, gpucore_stream stream) noexcept {
+    auto& s = *device_states_[static_cast<std::size_t>(device)];
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto it = std::find(s.live_streams.begin(), s.live_streams.end(), stream);
+    if (it != s.live_streams.end()) {
+        *it = s.live_streams.back();
+        s.live_streams.pop_back();
+    }
+}
+
+void Backend::synchronize_known_streams(int device, const char* operation) {
+    auto& s = state(device);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    gpucore_status first_status = GPUCORE_OK;
+    gpucore_message first_message;
+    first_message.text[0] = '\0';
+    auto sync_one = [&](gpucore_stream stream) {
+        gpucore_message message;
+        message.text[0] = '\0';
+        const gpucore_status status = table_->stream_synchronize(stream, &message);
+        if (status != GPUCORE_OK && first_status == GPUCORE_OK) {
+            first_status = status;
+            first_message = message;
+        }
+    };
+    for (gpucore_stream stream : s.live_streams) sync_one(stream);
+    if (s.internal != nullptr) sync_one(s.internal);
+    if (first_status != GPUCORE_OK) {
+        throw error_from_status(first_status, first_message, operation, name_, device);
+    }
+}
+
+gpucore_stream Backend::internal_stream(int device) {
+    auto& s = state(device);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.internal == nullptr) {
+        gpucore_stream created = nullptr;
+        call("create internal stream", device, table_->stream_create, device, &created);
+        s.internal = created; // never destroyed: lives as long as the backend (the process)
+    }
+    return s.internal;
+}
+
+} // namespace gpucore::detail

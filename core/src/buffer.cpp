@@ -1,0 +1,213 @@
+// Allocation and the untyped transfers behind Buffer<T>.
+#include "gpucore/buffer.hpp"
+
+#include <limits>
+#include <utility>
+
+#include "access.hpp"
+#include "logging.hpp"
+
+namespace gpucore::detail {
+
+namespace {
+
+gpucore_memory_kind to_plugin(MemoryKind kind) {
+    switch (kind) {
+    case MemoryKind::pinned_host: return GPUCORE_MEMORY_PINNED_HOST;
+    case MemoryKind::managed: return GPUCORE_MEMORY_MANAGED;
+    case MemoryKind::device: break;
+    }
+    return GPUCORE_MEMORY_DEVICE;
+}
+
+std::string bytes_text(std::size_t bytes) { return std::to_string(bytes) + " bytes"; }
+
+void require_buffer(const Allocation& allocation, const char* which, const char* operation) {
+    if (!allocation.valid()) {
+        throw Error(ErrorCode::invalid_argument, operation, "", -1,
+                    std::string(which) + " is a null (default-constructed or moved-from) Buffer");
+    }
+}
+
+void require_stream_on(const Stream& stream, const Device& device, const char* operation) {
+    require_valid(stream, operation);
+    const Device& stream_device = Access::device(stream);
+    if (stream_device != device) {
+        throw Error(ErrorCode::invalid_argument, operation, Access::backend(device)->name(),
+                    Access::index(device),
+                    "the buffer is on " + device.to_string() + " but the stream is on " +
+                        stream_device.to_string());
+    }
+}
+
+// Enqueues one copy, on `stream` or (blocking) on the device's internal stream, then waits.
+void run_copy(const Allocation& on, void* dst, const void* src, std::size_t bytes,
+              gpucore_copy_kind kind, Stream* stream, const char* operation) {
+    Backend& backend = *Access::backend(on.device());
+    const int device = Access::index(on.device());
+    if (stream != nullptr) {
+        backend.call(operation, device, backend.api().copy, dst, src, bytes, kind, Access::handle(*stream));
+        return;
+    }
+    gpucore_stream internal = backend.internal_stream(device);
+    backend.call(operation, device, backend.api().copy, dst, src, bytes, kind, internal);
+    backend.call(operation, device, backend.api().stream_synchronize, internal);
+}
+
+} // namespace
+
+// ---- Allocation -----------------------------------------------------------------------------
+
+Allocation::Allocation(const Device& device, MemoryKind kind, std::size_t bytes) {
+    Backend& backend = backend_of(device, "Buffer::Buffer");
+    const int index = Access::index(device);
+    const DeviceProperties& props = backend.properties(index);
+    if ((kind == MemoryKind::pinned_host && !props.supports_pinned_host) ||
+        (kind == MemoryKind::managed && !props.supports_managed)) {
+        throw Error(ErrorCode::not_supported, "Buffer::Buffer", backend.name(), index,
+                    std::string(to_string(kind)) + " memory is not supported by this device");
+    }
+    if (bytes > 0) {
+        void* ptr = nullptr;
+        backend.call("Buffer::Buffer", index, backend.api().allocate, index, to_plugin(kind), bytes, &ptr);
+        ptr_ = ptr;
+    }
+    device_ = device;
+    kind_ = kind;
+    bytes_ = bytes;
+}
+
+Allocation::~Allocation() { release(); }
+
+Allocation::Allocation(Allocation&& other) noexcept
+    : device_(std::exchange(other.device_, Device())), kind_(other.kind_),
+      bytes_(std::exchange(other.bytes_, 0)), ptr_(std::exchange(other.ptr_, nullptr)) {}
+
+Allocation& Allocation::operator=(Allocation&& other) noexcept {
+    if (this != &other) {
+        release();
+        device_ = std::exchange(other.device_, Device());
+        kind_ = other.kind_;
+        bytes_ = std::exchange(other.bytes_, 0);
+        ptr_ = std::exchange(other.ptr_, nullptr);
+    }
+    return *this;
+}
+
+void Allocation::release() noexcept {
+    if (ptr_ != nullptr) {
+        Backend& backend = *Access::backend(device_);
+        const int index = Access::index(device_);
+        try {
+            // The device may still be using the memory: wait for every stream we know of first.
+            backend.synchronize_known_streams(index, "Buffer::~Buffer");
+        } catch (const std::exception& e) {
+            try {
+                logger().error("{}", e.what());
+            } catch (...) {
+            }
+        }
+        gpucore_message message;
+        message.text[0] = '\0';
+        if (backend.api().deallocate(index, to_plugin(kind_), ptr_, &message) != GPUCORE_OK) {
+            try {
+                logger().error("Buffer::~Buffer on {}: deallocate failed: {}", device_.to_string(),
+                               message.text);
+            } catch (...) {
+            }
+        }
+    }
+    ptr_ = nullptr;
+    bytes_ = 0;
+    device_ = Device();
+}
+
+std::size_t checked_allocation_bytes(std::size_t count, std::size_t element_size, const Device& device) {
+    if (element_size != 0 && count > std::numeric_limits<std::size_t>::max() / element_size) {
+        const Backend* backend = Access::backend(device);
+        throw Error(ErrorCode::invalid_argument, "Buffer::Buffer", backend ? backend->name() : "",
+                    backend ? Access::index(device) : -1,
+                    std::to_string(count) + " elements of " + std::to_string(element_size) +
+                        " bytes overflow size_t");
+    }
+    return count * element_size;
+}
+
+// ---- transfers ------------------------------------------------------------------------------
+
+void copy_from_host(const Allocation& dst, const void* src, std::size_t src_bytes, Stream* stream) {
+    const char* operation = stream ? "Buffer::copy_from_host_async" : "Buffer::copy_from_host";
+    require_buffer(dst, "the destination", operation);
+    if (stream) require_stream_on(*stream, dst.device(), operation);
+    if (src_bytes < dst.bytes()) {
+        throw Error(ErrorCode::invalid_argument, operation, dst.device().backend_name(), dst.device().index(),
+                    "host range is shorter than the buffer (" + bytes_text(src_bytes) + " < " +
+                        bytes_text(dst.bytes()) + ")");
+    }
+    if (dst.bytes() == 0) return;
+    if (src == nullptr) {
+        throw Error(ErrorCode::invalid_argument, operation, dst.device().backend_name(), dst.device().index(),
+                    "host pointer is null");
+    }
+    run_copy(dst, dst.data(), src, dst.bytes(), GPUCORE_COPY_HOST_TO_DEVICE, stream, operation);
+}
+
+void copy_to_host(const Allocation& src, void* dst, std::size_t dst_bytes, Stream* stream) {
+    const char* operation = stream ? "Buffer::copy_to_host_async" : "Buffer::copy_to_host";
+    require_buffer(src, "the source", operation);
+    if (stream) require_stream_on(*stream, src.device(), operation);
+    if (dst_bytes < src.bytes()) {
+        throw Error(ErrorCode::invalid_argument, operation, src.device().backend_name(), src.device().index(),
+                    "host range is shorter than the buffer (" + bytes_text(dst_bytes) + " < " +
+                        bytes_text(src.bytes()) + ")");
+    }
+    if (src.bytes() == 0) return;
+    if (dst == nullptr) {
+        throw Error(ErrorCode::invalid_argument, operation, src.device().backend_name(), src.device().index(),
+                    "host pointer is null");
+    }
+    run_copy(src, dst, src.data(), src.bytes(), GPUCORE_COPY_DEVICE_TO_HOST, stream, operation);
+}
+
+void copy_device(const Allocation& dst, const Allocation& src, Stream* stream) {
+    const char* operation = stream ? "Buffer::copy_from_async" : "Buffer::copy_from";
+    require_buffer(dst, "the destination", operation);
+    require_buffer(src, "the source", operation);
+    if (dst.device() != src.device()) {
+        throw Error(ErrorCode::invalid_argument, operation, dst.device().backend_name(), dst.device().index(),
+                    "the destination is on " + dst.device().to_string() + " but the source is on " +
+                        src.device().to_string() + " (copy through the host between devices)");
+    }
+    if (stream) require_stream_on(*stream, dst.device(), operation);
+    if (dst.bytes() != src.bytes()) {
+        throw Error(ErrorCode::invalid_argument, operation, dst.device().backend_name(), dst.device().index(),
+                    "buffer sizes differ (destination: " + bytes_text(dst.bytes()) +
+                        ", source: " + bytes_text(src.bytes()) + ")");
+    }
+    if (dst.bytes() == 0 || dst.data() == src.data()) return; // nothing to do, or a copy onto itself
+    run_copy(dst, dst.data(), src.data(), dst.bytes(), GPUCORE_COPY_DEVICE_TO_DEVICE, stream, operation);
+}
+
+void fill(const Allocation& dst, const void* value, std::size_t element_size, Stream* stream) {
+    const char* operation = stream ? "Buffer::fill_async" : "Buffer::fill";
+    require_buffer(dst, "the buffer", operation);
+    if (stream) require_stream_on(*stream, dst.device(), operation);
+    if (element_size != 1 && element_size != 2 && element_size != 4 && element_size != 8) {
+        throw Error(ErrorCode::invalid_argument, operation, dst.device().backend_name(), dst.device().index(),
+                    "element size " + std::to_string(element_size) + " is not 1, 2, 4 or 8");
+    }
+    if (dst.bytes() == 0) return;
+    Backend& backend = *Access::backend(dst.device());
+    const int device = Access::index(dst.device());
+    const std::size_t count = dst.bytes() / element_size;
+    if (stream != nullptr) {
+        backend.call(operation, device, backend.api().fill, dst.data(), value, element_size, count,
+                     Access::handle(*stream));
+        return;
+    }
+    gpucore_stream internal = backend.internal_stream(device);
+    backend.call(operation, device, backend.api().fill, dst.data(), value, element_size, count, internal);
+    backend.call(operation, device, backend.api().stream_synchronize, internal);
+}
+
+} // namespace gpucore::detail

@@ -1,0 +1,147 @@
+// The operations: every argument is validated here, so plugins may trust what they receive.
+#include "gpucore/ops.hpp"
+
+#include <limits>
+
+#include "access.hpp"
+
+namespace gpucore::detail {
+
+namespace {
+
+gpucore_dtype to_plugin(DType dtype) {
+    switch (dtype) {
+    case DType::f64: return GPUCORE_DTYPE_F64;
+    case DType::i32: return GPUCORE_DTYPE_I32;
+    case DType::u32: return GPUCORE_DTYPE_U32;
+    case DType::f32: break;
+    }
+    return GPUCORE_DTYPE_F32;
+}
+
+gpucore_reduce_op to_plugin(ReduceOp op) {
+    switch (op) {
+    case ReduceOp::min: return GPUCORE_REDUCE_MIN;
+    case ReduceOp::max: return GPUCORE_REDUCE_MAX;
+    case ReduceOp::prod: return GPUCORE_REDUCE_PROD;
+    case ReduceOp::sum: break;
+    }
+    return GPUCORE_REDUCE_SUM;
+}
+
+// Validation shared by every operation; throws Error(invalid_argument) naming `operation`.
+class OpCheck {
+public:
+    OpCheck(const char* operation, Stream& stream) : operation_(operation), stream_(stream) {
+        require_valid(stream, operation);
+        backend_ = Access::backend(Access::device(stream));
+        device_ = Access::index(Access::device(stream));
+    }
+
+    void buffer(const Allocation& allocation, const char* which) const {
+        if (!allocation.valid()) {
+            fail(std::string("buffer '") + which + "' is a null (default-constructed or moved-from) Buffer");
+        }
+        if (allocation.device() != Access::device(stream_)) {
+            fail(std::string("buffer '") + which + "' is on " + allocation.device().to_string() +
+                 " but the stream is on " + Access::device(stream_).to_string());
+        }
+    }
+
+    std::size_t product(std::size_t rows, std::size_t cols) const {
+        if (cols != 0 && rows > std::numeric_limits<std::size_t>::max() / cols) {
+            fail("rows * cols overflows size_t (rows: " + std::to_string(rows) +
+                 ", cols: " + std::to_string(cols) + ")");
+        }
+        return rows * cols;
+    }
+
+    [[noreturn]] void fail(const std::string& cause) const {
+        throw Error(ErrorCode::invalid_argument, operation_, backend_->name(), device_, cause);
+    }
+
+    const Backend& backend() const { return *backend_; }
+    int device() const { return device_; }
+    gpucore_stream stream() const { return Access::handle(stream_); }
+
+private:
+    const char* operation_;
+    Stream& stream_;
+    Backend* backend_ = nullptr;
+    int device_ = -1;
+};
+
+std::string n(std::size_t value) { return std::to_string(value); }
+
+} // namespace
+
+void vector_add(Stream& stream, DType dtype, const Allocation& a, const Allocation& b,
+                const Allocation& c, std::size_t n_a, std::size_t n_b, std::size_t n_c) {
+    const OpCheck check("vector_add", stream);
+    check.buffer(a, "a");
+    check.buffer(b, "b");
+    check.buffer(c, "c");
+    if (n_a != n_b || n_a != n_c) {
+        check.fail("buffer lengths differ (a: " + n(n_a) + ", b: " + n(n_b) + ", c: " + n(n_c) + ")");
+    }
+    if (n_a == 0) return;
+    check.backend().call("vector_add", check.device(), check.backend().api().vector_add, to_plugin(dtype),
+                         static_cast<const void*>(a.data()), static_cast<const void*>(b.data()), c.data(),
+                         n_a, check.stream());
+}
+
+void transpose(Stream& stream, DType dtype, const Allocation& in, const Allocation& out,
+               std::size_t n_in, std::size_t n_out, std::size_t rows, std::size_t cols) {
+    const OpCheck check("transpose", stream);
+    check.buffer(in, "in");
+    check.buffer(out, "out");
+    const std::size_t elements = check.product(rows, cols);
+    if (n_in != elements) {
+        check.fail("in holds " + n(n_in) + " elements but rows * cols = " + n(rows) + " * " + n(cols) +
+                   " = " + n(elements));
+    }
+    if (n_out != elements) {
+        check.fail("out holds " + n(n_out) + " elements but rows * cols = " + n(rows) + " * " + n(cols) +
+                   " = " + n(elements));
+    }
+    if (elements == 0) return;
+    if (&in == &out || in.data() == out.data()) {
+        check.fail("in and out are the same buffer (transpose does not work in place)");
+    }
+    check.backend().call("transpose", check.device(), check.backend().api().transpose, to_plugin(dtype),
+                         static_cast<const void*>(in.data()), out.data(), rows, cols, check.stream());
+}
+
+void reduce(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, const Allocation& out,
+            std::size_t n_in, std::size_t n_out) {
+    const OpCheck check("reduce", stream);
+    check.buffer(in, "in");
+    check.buffer(out, "out");
+    if (n_out == 0) check.fail("out is empty (it must hold at least 1 element)");
+    // n_in == 0 still runs: the plugin writes the identity to out[0].
+    check.backend().call("reduce", check.device(), check.backend().api().reduce, to_plugin(dtype),
+                         to_plugin(op), static_cast<const void*>(in.data()), n_in, out.data(),
+                         check.stream());
+}
+
+void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, const Allocation& out,
+                 std::size_t n_in, std::size_t n_out, std::size_t rows, std::size_t cols) {
+    const OpCheck check("reduce_rows", stream);
+    check.buffer(in, "in");
+    check.buffer(out, "out");
+    const std::size_t elements = check.product(rows, cols);
+    if (n_in != elements) {
+        check.fail("in holds " + n(n_in) + " elements but rows * cols = " + n(rows) + " * " + n(cols) +
+                   " = " + n(elements));
+    }
+    if (n_out != rows) {
+        check.fail("out holds " + n(n_out) + " elements but there are " + n(rows) + " rows");
+    }
+    if (rows == 0) return;
+    // cols == 0 still runs: the plugin writes the identity to every out[r].
+    check.backend().call("reduce_rows", check.device(), check.backend().api().reduce_rows,
+                         to_plugin(dtype), to_plugin(op), static_cast<const void*>(in.data()), rows, cols,
+                         out.data(), check.stream());
+}
+
+} // namespace gpucore::detail

@@ -1,0 +1,45 @@
+// Which files are plugin candidates, in which order, and which are refused by where they live
+// (permissions, file type) before their content is even looked at.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpucore::detail {
+
+struct CandidateFile {
+    std::filesystem::path path; // absolute
+    std::string origin;         // "plugin folder" or "GPUCORE_PLUGIN_PATH"
+    std::string skip_reason;    // non-empty: do not inspect or load
+    std::string note;           // informational, e.g. "relative entry 'x' resolved to /a/x"
+};
+
+struct DiscoverySettings {
+    std::optional<std::filesystem::path> plugin_folder; // the folder beside libgpucore
+    std::optional<std::string> plugin_path;             // GPUCORE_PLUGIN_PATH as read
+    bool allow_insecure = false;                        // GPUCORE_ALLOW_INSECURE_PLUGINS=1
+};
+
+// The plugin folder beside libgpucore: <folder of libgpucore>/GPUCORE_PLUGIN_DIR_NAME.
+std::filesystem::path default_plugin_folder();
+
+// The settings as this process's environment gives them (read with secure_getenv).
+DiscoverySettings discovery_settings_from_environment();
+
+// Candidates in the order they are to be considered: every entry of the plugin folder (sorted by
+// name), then each GPUCORE_PLUGIN_PATH entry (colon-separated; a file of any name, or every entry
+// of a folder, sorted). Never the current directory implicitly: empty entries are ignored, and a
+// relative entry is resolved against the current directory with a note saying so. Files are
+// refused (skip_reason) when they, or the folder they were found in, are writable by group or
+// others (unless allow_insecure), when they are not regular files (folders, fifos, ... named like
+// shared objects are listed; other non-files are ignored), and when the same file was already
+// listed. Never throws except std::bad_alloc. Thread-safe.
+std::vector<CandidateFile> discover_plugin_candidates(const DiscoverySettings& settings);
+
+// "libgpucore-cuda.so" -> "cuda"; empty when the name does not follow that pattern. Lets an
+// explicitly selected backend whose file was refused before its name could be read find its reason.
+std::string backend_name_from_file_name(const std::filesystem::path& path);
+
+} // namespace gpucore::detail

@@ -1,0 +1,38 @@
+// Loading one inspected plugin file: dlopen through boost::dll, the entry call, the table checks.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <boost/dll/shared_library.hpp>
+
+#include "gpucore/plugin.h"
+
+namespace gpucore::detail {
+
+struct PluginLoadResult {
+    // Loaded whenever dlopen succeeded, even if the plugin was then refused: its code has run, so
+    // unloading it could leave dangling atexit handlers or threads. The runtime keeps it forever.
+    boost::dll::shared_library library;
+    const gpucore_plugin_api* table = nullptr; // set on success
+    std::string reason;                        // why not, when table is null
+    std::string backend_name;                  // the table's name when it was read, else empty
+};
+
+// Loads `path` with RTLD_NOW | RTLD_LOCAL (a missing dependency or undefined symbol fails here,
+// with the dynamic loader's text naming the library), imports GPUCORE_PLUGIN_ENTRY_NAME, calls it
+// and validates the table (validate_plugin_table). Does not call init. Never throws except
+// std::bad_alloc. Not thread-safe with itself (dlerror is per thread; the runtime loads plugins
+// from one thread, once).
+PluginLoadResult load_plugin(const std::filesystem::path& path);
+
+// Checks a table returned by an entry point: ABI major, struct_size at least the v1 size, every
+// v1 slot non-null, name valid ([a-z0-9_-], 1..63 characters, not "auto"). Returns the problem,
+// or empty when the table is usable.
+std::string validate_plugin_table(const gpucore_plugin_api* table);
+
+// True for a valid backend name: 1..63 characters of [a-z0-9_-], and not the reserved "auto".
+bool is_valid_backend_name(const std::string& name);
+
+} // namespace gpucore::detail
