@@ -1,0 +1,283 @@
+// The CPU backend's table: each slot validates what the core cannot (enum values), then either
+// answers at once or queues a task on the stream's worker. Every slot body runs inside `guarded`,
+// so no exception crosses the C boundary.
+#include "cpu_backend.h"
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <system_error>
+
+#include "cpu_device_info.hpp"
+#include "cpu_kernels.hpp"
+#include "cpu_memory.hpp"
+#include "cpu_status.hpp"
+#include "cpu_stream.hpp"
+
+namespace gpucore::cpu {
+namespace {
+
+// What the core handed us at init; read-only afterwards (init runs before any other slot).
+gpucore_host_services g_host{};
+
+void log_message(gpucore_log_level level, const std::string& text) noexcept {
+    if (g_host.log != nullptr && level >= g_host.log_level) g_host.log(g_host.log_user, level, text.c_str());
+}
+
+// Handles are our own objects behind the contract's opaque pointer types.
+Stream* to_stream(gpucore_stream handle) noexcept { return reinterpret_cast<Stream*>(handle); }
+Event* to_event(gpucore_event handle) noexcept { return reinterpret_cast<Event*>(handle); }
+
+void require_dtype(gpucore_dtype dtype) {
+    if (!is_known_dtype(dtype)) {
+        throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED,
+                           "unknown dtype " + std::to_string(static_cast<int>(dtype)));
+    }
+}
+
+void require_reduce_op(gpucore_reduce_op op) {
+    if (!is_known_reduce_op(op)) {
+        throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED,
+                           "unknown reduce op " + std::to_string(static_cast<int>(op)));
+    }
+}
+
+// Turns a failure reported by queued work into the slot's status and message.
+gpucore_status report(const std::optional<TaskFailure>& failure, gpucore_message* msg) {
+    if (!failure) return GPUCORE_OK;
+    write_message(msg, ("queued work failed: " + failure->message).c_str());
+    return failure->status;
+}
+
+// ---- lifetime and devices ----------------------------------------------------------------------
+
+gpucore_status init(const gpucore_host_services* host, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        if (host != nullptr) {
+            // The core may know a shorter or longer struct than we do: copy what both know.
+            std::memcpy(&g_host, host, std::min<std::size_t>(host->struct_size, sizeof(g_host)));
+        }
+        log_message(GPUCORE_LOG_DEBUG, "cpu backend ready");
+    });
+}
+
+void shutdown() {} // nothing global to free: streams and events belong to their owners
+
+gpucore_status device_count(int* count, gpucore_message* msg) {
+    return guarded(msg, [&] { *count = 1; });
+}
+
+gpucore_status device_properties(int, gpucore_device_properties* props, gpucore_message* msg) {
+    return guarded(msg, [&] { fill_device_properties(props); });
+}
+
+// ---- memory ------------------------------------------------------------------------------------
+
+gpucore_status allocate(int, gpucore_memory_kind kind, std::size_t bytes, void** ptr,
+                        gpucore_message* msg) {
+    return guarded(msg, [&] {
+        if (kind != GPUCORE_MEMORY_DEVICE && kind != GPUCORE_MEMORY_PINNED_HOST &&
+            kind != GPUCORE_MEMORY_MANAGED) {
+            throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED,
+                               "unknown memory kind " + std::to_string(static_cast<int>(kind)));
+        }
+        *ptr = allocate_host(bytes);
+        if (*ptr == nullptr) {
+            throw BackendError(GPUCORE_ERROR_OUT_OF_MEMORY,
+                               "aligned_alloc of " + std::to_string(bytes) + " bytes failed: out of host memory");
+        }
+    });
+}
+
+gpucore_status deallocate(int, gpucore_memory_kind, void* ptr, gpucore_message* msg) {
+    return guarded(msg, [&] { free_host(ptr); });
+}
+
+// ---- streams -----------------------------------------------------------------------------------
+
+gpucore_status stream_create(int, gpucore_stream* stream, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        try {
+            *stream = reinterpret_cast<gpucore_stream>(new Stream());
+        } catch (const std::system_error& e) {
+            throw BackendError(GPUCORE_ERROR_DEVICE,
+                               std::string("cannot start the stream's worker thread: ") + e.what());
+        }
+    });
+}
+
+// Destroys the stream in every case; a failure of its last work is still reported.
+gpucore_status stream_destroy(gpucore_stream stream, gpucore_message* msg) {
+    gpucore_status status = GPUCORE_OK;
+    const gpucore_status guard = guarded(msg, [&] {
+        Stream* s = to_stream(stream);
+        std::optional<TaskFailure> failure = s->synchronize();
+        delete s;
+        status = report(failure, msg);
+    });
+    return guard != GPUCORE_OK ? guard : status;
+}
+
+gpucore_status stream_synchronize(gpucore_stream stream, gpucore_message* msg) {
+    gpucore_status status = GPUCORE_OK;
+    const gpucore_status guard =
+        guarded(msg, [&] { status = report(to_stream(stream)->synchronize(), msg); });
+    return guard != GPUCORE_OK ? guard : status;
+}
+
+gpucore_status stream_query(gpucore_stream stream, int* done, gpucore_message* msg) {
+    return guarded(msg, [&] { *done = to_stream(stream)->idle() ? 1 : 0; });
+}
+
+gpucore_status stream_wait_event(gpucore_stream stream, gpucore_event event, gpucore_message* msg) {
+    return guarded(msg, [&] { cpu::stream_wait_event(*to_stream(stream), *to_event(event)); });
+}
+
+// ---- events ------------------------------------------------------------------------------------
+
+gpucore_status event_create(int, gpucore_event* event, gpucore_message* msg) {
+    return guarded(msg, [&] { *event = reinterpret_cast<gpucore_event>(new Event()); });
+}
+
+gpucore_status event_destroy(gpucore_event event, gpucore_message* msg) {
+    // Pending markers and waits hold their own reference to the state: no need to wait.
+    return guarded(msg, [&] { delete to_event(event); });
+}
+
+gpucore_status event_record(gpucore_event event, gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, [&] { record_event(*to_event(event), *to_stream(stream)); });
+}
+
+gpucore_status event_synchronize(gpucore_event event, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        const EventState& state = *to_event(event)->state;
+        state.wait_for(state.latest_record());
+    });
+}
+
+gpucore_status event_query(gpucore_event event, int* done, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        const EventState& state = *to_event(event)->state;
+        *done = state.reached(state.latest_record()) ? 1 : 0;
+    });
+}
+
+gpucore_status event_elapsed_ms(gpucore_event start, gpucore_event end, double* ms,
+                                gpucore_message* msg) {
+    return guarded(msg, [&] {
+        const auto t0 = to_event(start)->state->latest_completion_time();
+        const auto t1 = to_event(end)->state->latest_completion_time();
+        if (!t0 || !t1) {
+            throw BackendError(GPUCORE_ERROR_INVALID_ARGUMENT,
+                               std::string("the ") + (!t0 ? "start" : "end") +
+                                   " event has not completed or was never recorded");
+        }
+        *ms = std::chrono::duration<double, std::milli>(*t1 - *t0).count();
+    });
+}
+
+// ---- data movement -----------------------------------------------------------------------------
+
+gpucore_status copy(void* dst, const void* src, std::size_t bytes, gpucore_copy_kind,
+                    gpucore_stream stream, gpucore_message* msg) {
+    // Every kind is a host memcpy here.
+    return guarded(msg, [&] {
+        if (bytes == 0 || dst == src) return;
+        to_stream(stream)->enqueue([=] { copy_bytes(dst, src, bytes); });
+    });
+}
+
+gpucore_status fill(void* dst, const void* value, std::size_t element_size, std::size_t count,
+                    gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        if (element_size != 1 && element_size != 2 && element_size != 4 && element_size != 8) {
+            throw BackendError(GPUCORE_ERROR_INVALID_ARGUMENT,
+                               "fill element size must be 1, 2, 4 or 8, not " + std::to_string(element_size));
+        }
+        std::uint64_t pattern = 0; // the contract lets us read `value` only during this call
+        std::memcpy(&pattern, value, element_size);
+        if (count == 0) return;
+        to_stream(stream)->enqueue([=] { fill_pattern(dst, pattern, element_size, count); });
+    });
+}
+
+// ---- operations --------------------------------------------------------------------------------
+
+gpucore_status vector_add_slot(gpucore_dtype dtype, const void* a, const void* b, void* c,
+                               std::size_t n, gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        require_dtype(dtype);
+        if (n == 0) return;
+        to_stream(stream)->enqueue([=] { vector_add(dtype, a, b, c, n); });
+    });
+}
+
+gpucore_status transpose_slot(gpucore_dtype dtype, const void* in, void* out, std::size_t rows,
+                              std::size_t cols, gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        require_dtype(dtype);
+        if (rows == 0 || cols == 0) return;
+        to_stream(stream)->enqueue([=] { transpose(dtype, in, out, rows, cols); });
+    });
+}
+
+gpucore_status reduce_slot(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, std::size_t n,
+                           void* out, gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        require_dtype(dtype);
+        require_reduce_op(op);
+        to_stream(stream)->enqueue([=] { reduce_rows(dtype, op, in, 1, n, out); });
+    });
+}
+
+gpucore_status reduce_rows_slot(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
+                                std::size_t rows, std::size_t cols, void* out,
+                                gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        require_dtype(dtype);
+        require_reduce_op(op);
+        if (rows == 0) return;
+        to_stream(stream)->enqueue([=] { reduce_rows(dtype, op, in, rows, cols, out); });
+    });
+}
+
+gpucore_plugin_api make_table() {
+    gpucore_plugin_api t{};
+    t.abi_major = GPUCORE_PLUGIN_ABI_MAJOR;
+    t.abi_minor = GPUCORE_PLUGIN_ABI_MINOR;
+    t.struct_size = sizeof(gpucore_plugin_api);
+    t.name = "cpu";
+    t.version = "gpucore-cpu 0.1 (OpenMP " GPUCORE_PLUGIN_STRINGIFY(_OPENMP) ")";
+    t.init = init;
+    t.shutdown = shutdown;
+    t.device_count = device_count;
+    t.device_properties = device_properties;
+    t.allocate = allocate;
+    t.deallocate = deallocate;
+    t.stream_create = stream_create;
+    t.stream_destroy = stream_destroy;
+    t.stream_synchronize = stream_synchronize;
+    t.stream_query = stream_query;
+    t.stream_wait_event = stream_wait_event;
+    t.event_create = event_create;
+    t.event_destroy = event_destroy;
+    t.event_record = event_record;
+    t.event_synchronize = event_synchronize;
+    t.event_query = event_query;
+    t.event_elapsed_ms = event_elapsed_ms;
+    t.copy = copy;
+    t.fill = fill;
+    t.vector_add = vector_add_slot;
+    t.transpose = transpose_slot;
+    t.reduce = reduce_slot;
+    t.reduce_rows = reduce_rows_slot;
+    return t;
+}
+
+} // namespace
+} // namespace gpucore::cpu
+
+extern "C" const gpucore_plugin_api* gpucore_cpu_backend_table(gpucore_message*) {
+    static const gpucore_plugin_api table = gpucore::cpu::make_table();
+    return &table;
+}

@@ -1,0 +1,170 @@
+// Element-wise kernels: copy, fill, vector_add.
+#include <omp.h>
+
+#include <cstring>
+
+#include "cpu_kernels.hpp"
+#include "cpu_parallel.hpp"
+#include "cpu_status.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace gpucore::cpu {
+namespace {
+
+constexpr std::size_t kPage = 4096;
+
+template <class T>
+void add_span(const T* a, const T* b, T* c, std::size_t n) {
+    // c may equal a or b exactly: each element is read before it is written, so this is still a
+    // loop without carried dependences and `omp simd` is valid.
+#pragma omp simd
+    for (std::size_t i = 0; i < n; ++i) c[i] = static_cast<T>(a[i] + b[i]);
+}
+
+#if defined(__SSE2__)
+// One SSE2 lane group per element type: unaligned loads, add, aligned non-temporal store.
+inline void add_stream4(const float* a, const float* b, float* c) {
+    _mm_stream_ps(c, _mm_add_ps(_mm_loadu_ps(a), _mm_loadu_ps(b)));
+}
+inline void add_stream4(const double* a, const double* b, double* c) {
+    _mm_stream_pd(c, _mm_add_pd(_mm_loadu_pd(a), _mm_loadu_pd(b)));
+}
+inline void add_stream4(const std::uint32_t* a, const std::uint32_t* b, std::uint32_t* c) {
+    const __m128i va = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a));
+    const __m128i vb = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(c), _mm_add_epi32(va, vb));
+}
+
+// add_span with non-temporal stores of whole 64-byte lines (scalar head up to c's line boundary).
+template <class T>
+void add_span_streaming(const T* a, const T* b, T* c, std::size_t n) {
+    constexpr std::size_t kLine = 64 / sizeof(T);
+    constexpr std::size_t kLane = 16 / sizeof(T);
+    std::size_t head = (64 - reinterpret_cast<std::uintptr_t>(c) % 64) % 64 / sizeof(T);
+    if (reinterpret_cast<std::uintptr_t>(c) % sizeof(T) != 0 || head > n) head = n;
+    add_span(a, b, c, head);
+    std::size_t i = head;
+    for (; i + kLine <= n; i += kLine) {
+        for (std::size_t j = 0; j < kLine; j += kLane) add_stream4(a + i + j, b + i + j, c + i + j);
+    }
+    add_span(a + i, b + i, c + i, n - i);
+    _mm_sfence(); // make the streamed lines visible before the task reports completion
+}
+#endif
+
+template <class T>
+void vector_add_typed(const T* a, const T* b, T* c, std::size_t n) {
+    const std::size_t bytes = 3 * n * sizeof(T);
+    const int threads = threads_for(bytes);
+#if defined(__SSE2__)
+    const bool streaming = bytes >= streaming_threshold_bytes();
+#else
+    const bool streaming = false;
+#endif
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        const Range r =
+            thread_range(n, kPage / sizeof(T), omp_get_thread_num(), omp_get_num_threads());
+#if defined(__SSE2__)
+        if (streaming) {
+            add_span_streaming(a + r.begin, b + r.begin, c + r.begin, r.end - r.begin);
+        } else
+#endif
+        {
+            add_span(a + r.begin, b + r.begin, c + r.begin, r.end - r.begin);
+        }
+    }
+}
+
+template <class T>
+void fill_typed(void* dst, std::uint64_t pattern, std::size_t count) {
+    T value;
+    std::memcpy(&value, &pattern, sizeof(T));
+    T* out = static_cast<T*>(dst);
+    const int threads = threads_for(count * sizeof(T));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        const Range r =
+            thread_range(count, kPage / sizeof(T), omp_get_thread_num(), omp_get_num_threads());
+#pragma omp simd
+        for (std::size_t i = r.begin; i < r.end; ++i) out[i] = value;
+    }
+}
+
+} // namespace
+
+bool is_known_dtype(gpucore_dtype dtype) noexcept { return element_size(dtype) != 0; }
+
+bool is_known_reduce_op(gpucore_reduce_op op) noexcept {
+    switch (op) {
+    case GPUCORE_REDUCE_SUM:
+    case GPUCORE_REDUCE_MIN:
+    case GPUCORE_REDUCE_MAX:
+    case GPUCORE_REDUCE_PROD: return true;
+    }
+    return false;
+}
+
+std::size_t element_size(gpucore_dtype dtype) noexcept {
+    switch (dtype) {
+    case GPUCORE_DTYPE_F32: return sizeof(float);
+    case GPUCORE_DTYPE_F64: return sizeof(double);
+    case GPUCORE_DTYPE_I32: return sizeof(std::int32_t);
+    case GPUCORE_DTYPE_U32: return sizeof(std::uint32_t);
+    }
+    return 0;
+}
+
+void copy_bytes(void* dst, const void* src, std::size_t bytes) {
+    const int threads = threads_for(2 * bytes);
+    if (threads == 1) {
+        if (bytes != 0) std::memcpy(dst, src, bytes);
+        return;
+    }
+#pragma omp parallel num_threads(threads)
+    {
+        const Range r = thread_range(bytes, kPage, omp_get_thread_num(), omp_get_num_threads());
+        if (r.end > r.begin) {
+            std::memcpy(static_cast<char*>(dst) + r.begin, static_cast<const char*>(src) + r.begin,
+                        r.end - r.begin);
+        }
+    }
+}
+
+void fill_pattern(void* dst, std::uint64_t pattern, std::size_t element_bytes, std::size_t count) {
+    // Typed stores need a pointer aligned to the element; anything else is filled bytewise.
+    if (reinterpret_cast<std::uintptr_t>(dst) % element_bytes != 0) {
+        unsigned char* out = static_cast<unsigned char*>(dst);
+        for (std::size_t i = 0; i < count; ++i) std::memcpy(out + i * element_bytes, &pattern, element_bytes);
+        return;
+    }
+    switch (element_bytes) {
+    case 1: fill_typed<std::uint8_t>(dst, pattern, count); return;
+    case 2: fill_typed<std::uint16_t>(dst, pattern, count); return;
+    case 4: fill_typed<std::uint32_t>(dst, pattern, count); return;
+    case 8: fill_typed<std::uint64_t>(dst, pattern, count); return;
+    default: throw BackendError(GPUCORE_ERROR_INVALID_ARGUMENT, "fill: element size must be 1, 2, 4 or 8");
+    }
+}
+
+void vector_add(gpucore_dtype dtype, const void* a, const void* b, void* c, std::size_t n) {
+    switch (dtype) {
+    case GPUCORE_DTYPE_F32:
+        return vector_add_typed(static_cast<const float*>(a), static_cast<const float*>(b),
+                                static_cast<float*>(c), n);
+    case GPUCORE_DTYPE_F64:
+        return vector_add_typed(static_cast<const double*>(a), static_cast<const double*>(b),
+                                static_cast<double*>(c), n);
+    case GPUCORE_DTYPE_I32: // two's-complement wrap is unsigned addition on the same bits
+    case GPUCORE_DTYPE_U32:
+        return vector_add_typed(static_cast<const std::uint32_t*>(a),
+                                static_cast<const std::uint32_t*>(b),
+                                static_cast<std::uint32_t*>(c), n);
+    }
+    throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "vector_add: unknown dtype");
+}
+
+} // namespace gpucore::cpu

@@ -1,0 +1,41 @@
+// The CPU backend's kernels: what the queued tasks run. Each is multithreaded with OpenMP (one team
+// per calling thread, i.e. per stream worker) and falls back to one thread for small inputs, where
+// starting a team would cost more than the work. Inner loops are written to vectorise.
+//
+// All functions may be called concurrently on disjoint outputs. Unknown dtypes or ops throw
+// BackendError(NOT_SUPPORTED); scratch allocation failure throws std::bad_alloc.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpucore/plugin.h"
+
+namespace gpucore::cpu {
+
+// True for the dtypes and reduce ops this backend implements (all of the contract's).
+bool is_known_dtype(gpucore_dtype dtype) noexcept;
+bool is_known_reduce_op(gpucore_reduce_op op) noexcept;
+// Bytes per element of `dtype` (0 for an unknown dtype).
+std::size_t element_size(gpucore_dtype dtype) noexcept;
+
+// memcpy of `bytes`, split over threads when large. dst and src must not overlap.
+void copy_bytes(void* dst, const void* src, std::size_t bytes);
+// Writes `count` copies of the low `element_size` (1, 2, 4 or 8) bytes of `pattern` (in memory
+// order, as the caller's value was laid out) to dst.
+void fill_pattern(void* dst, std::uint64_t pattern, std::size_t element_size, std::size_t count);
+
+// c[i] = a[i] + b[i]; integers wrap. c may be a or b (exactly), but may not partially overlap them.
+void vector_add(gpucore_dtype dtype, const void* a, const void* b, void* c, std::size_t n);
+
+// out (cols x rows, row-major) = transpose of in (rows x cols, row-major); no overlap. Cache-blocked
+// tiles, threads over tiles; any shape.
+void transpose(gpucore_dtype dtype, const void* in, void* out, std::size_t rows, std::size_t cols);
+
+// out[r] = op over in[r*cols .. r*cols+cols) for r < rows; cols == 0 gives identities. reduce of n
+// elements is reduce_rows with rows = 1. Float sums are pairwise trees over fixed chunks (results
+// do not depend on the thread count); float min/max propagate NaN; integer sum/prod wrap.
+void reduce_rows(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, std::size_t rows,
+                 std::size_t cols, void* out);
+
+} // namespace gpucore::cpu

@@ -1,0 +1,161 @@
+// transpose: out (cols x rows) = in (rows x cols)^T, both row-major.
+//
+// Cache-blocked: the matrix is cut into square tiles (256 bytes of elements a side), the team
+// shares the tiles. A full tile is transposed through a small thread-local buffer that stays in L1:
+// 4x4 (or 2x2) register transposes read the input tile row by row and write the buffer; the buffer
+// is then written out as whole output row segments (full cache lines, streamed past the cache when
+// the matrix is larger than the LLC). This keeps every strided access inside L1 even for
+// power-of-two widths, where direct strided stores would fight over the same cache sets.
+// Partial tiles at the right and bottom edges use a plain loop. The code only moves bits, so it is
+// the same for every dtype of one size.
+#include <omp.h>
+
+#include <cstring>
+
+#include "cpu_kernels.hpp"
+#include "cpu_parallel.hpp"
+#include "cpu_status.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace gpucore::cpu {
+namespace {
+
+template <class E>
+inline constexpr std::size_t kTile = 256 / sizeof(E); // 64 x 64 for 4 bytes, 32 x 32 for 8
+
+struct Shape {
+    std::size_t rows;
+    std::size_t cols;
+};
+
+// Any tile, element by element: walks the output contiguously.
+template <class E>
+void transpose_tile_plain(const E* in, E* out, Shape s, std::size_t r0, std::size_t c0,
+                          std::size_t height, std::size_t width) {
+    for (std::size_t c = c0; c < c0 + width; ++c) {
+        E* dst = out + c * s.rows;
+        for (std::size_t r = r0; r < r0 + height; ++r) dst[r] = in[r * s.cols + c];
+    }
+}
+
+#if defined(__SSE2__)
+// Loads a B x B block (B = one SSE register of elements) at rows [r, r+B) x cols [c, c+B) of the
+// input tile and stores it transposed into the buffer, whose rows are kTile elements long.
+template <class E>
+inline void transpose_block(const E* src, std::size_t stride, E* buf, std::size_t r,
+                            std::size_t c) {
+    constexpr std::size_t T = kTile<E>;
+    const E* p = src + r * stride + c;
+    E* q = buf + c * T + r;
+    const auto load = [](const E* at) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at)); };
+    const auto store = [](E* at, __m128i v) { _mm_store_si128(reinterpret_cast<__m128i*>(at), v); };
+    if constexpr (sizeof(E) == 4) {
+        const __m128i a0 = load(p);
+        const __m128i a1 = load(p + stride);
+        const __m128i a2 = load(p + 2 * stride);
+        const __m128i a3 = load(p + 3 * stride);
+        const __m128i t0 = _mm_unpacklo_epi32(a0, a1); // a00 a10 a01 a11
+        const __m128i t1 = _mm_unpacklo_epi32(a2, a3); // a20 a30 a21 a31
+        const __m128i t2 = _mm_unpackhi_epi32(a0, a1); // a02 a12 a03 a13
+        const __m128i t3 = _mm_unpackhi_epi32(a2, a3); // a22 a32 a23 a33
+        store(q, _mm_unpacklo_epi64(t0, t1));
+        store(q + T, _mm_unpackhi_epi64(t0, t1));
+        store(q + 2 * T, _mm_unpacklo_epi64(t2, t3));
+        store(q + 3 * T, _mm_unpackhi_epi64(t2, t3));
+    } else {
+        static_assert(sizeof(E) == 8, "transpose moves 4- or 8-byte elements");
+        const __m128i a0 = load(p);
+        const __m128i a1 = load(p + stride);
+        store(q, _mm_unpacklo_epi64(a0, a1));
+        store(q + T, _mm_unpackhi_epi64(a0, a1));
+    }
+}
+
+// Copies one buffer row (256 bytes) to the output; non-temporal when asked and aligned.
+inline void write_segment(void* dst, const void* src, bool streaming) {
+    const __m128i* s = static_cast<const __m128i*>(src);
+    __m128i* d = static_cast<__m128i*>(dst);
+    if (streaming && reinterpret_cast<std::uintptr_t>(dst) % 16 == 0) {
+        for (int i = 0; i < 16; ++i) _mm_stream_si128(d + i, _mm_load_si128(s + i));
+    } else {
+        for (int i = 0; i < 16; ++i) _mm_storeu_si128(d + i, _mm_load_si128(s + i));
+    }
+}
+
+template <class E>
+void transpose_tile_full(const E* in, E* out, Shape s, std::size_t r0, std::size_t c0, E* buf,
+                         bool streaming) {
+    constexpr std::size_t T = kTile<E>;
+    constexpr std::size_t B = 16 / sizeof(E); // block side: one SSE register of elements
+    const E* src = in + r0 * s.cols + c0;
+    for (std::size_t r = 0; r < T; r += B) {
+        for (std::size_t c = 0; c < T; c += B) transpose_block(src, s.cols, buf, r, c);
+    }
+    for (std::size_t c = 0; c < T; ++c) write_segment(out + (c0 + c) * s.rows + r0, buf + c * T, streaming);
+}
+#else
+template <class E>
+void transpose_tile_full(const E* in, E* out, Shape s, std::size_t r0, std::size_t c0, E*, bool) {
+    transpose_tile_plain(in, out, s, r0, c0, kTile<E>, kTile<E>);
+}
+#endif
+
+template <class E>
+void transpose_typed(const E* in, E* out, Shape s) {
+    constexpr std::size_t T = kTile<E>;
+    const std::size_t tile_rows = (s.rows + T - 1) / T;
+    const std::size_t tile_cols = (s.cols + T - 1) / T;
+    const std::size_t bytes = s.rows * s.cols * sizeof(E);
+    const bool streaming = 2 * bytes >= streaming_threshold_bytes();
+    const int threads = threads_for(2 * bytes);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        alignas(64) E buf[T * T];
+        // Tile columns innermost: consecutive tiles of a thread continue the same input rows.
+#pragma omp for collapse(2) schedule(static)
+        for (std::size_t tr = 0; tr < tile_rows; ++tr) {
+            for (std::size_t tc = 0; tc < tile_cols; ++tc) {
+                const std::size_t r0 = tr * T;
+                const std::size_t c0 = tc * T;
+                const std::size_t height = std::min(T, s.rows - r0);
+                const std::size_t width = std::min(T, s.cols - c0);
+                if (height == T && width == T) {
+                    transpose_tile_full(in, out, s, r0, c0, buf, streaming);
+                } else {
+                    transpose_tile_plain(in, out, s, r0, c0, height, width);
+                }
+            }
+        }
+#if defined(__SSE2__)
+        if (streaming) _mm_sfence();
+#endif
+    }
+}
+
+} // namespace
+
+void transpose(gpucore_dtype dtype, const void* in, void* out, std::size_t rows, std::size_t cols) {
+    const std::size_t size = element_size(dtype);
+    if (size == 0) throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "transpose: unknown dtype");
+    if (rows == 0 || cols == 0) return;
+    // A single row or column has the same layout as its transpose.
+    if (rows == 1 || cols == 1) return copy_bytes(out, in, rows * cols * size);
+    const Shape shape{rows, cols};
+    switch (dtype) {
+    case GPUCORE_DTYPE_F32:
+        return transpose_typed(static_cast<const float*>(in), static_cast<float*>(out), shape);
+    case GPUCORE_DTYPE_F64:
+        return transpose_typed(static_cast<const double*>(in), static_cast<double*>(out), shape);
+    case GPUCORE_DTYPE_I32:
+        return transpose_typed(static_cast<const std::int32_t*>(in), static_cast<std::int32_t*>(out),
+                               shape);
+    case GPUCORE_DTYPE_U32:
+        return transpose_typed(static_cast<const std::uint32_t*>(in),
+                               static_cast<std::uint32_t*>(out), shape);
+    }
+}
+
+} // namespace gpucore::cpu
