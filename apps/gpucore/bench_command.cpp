@@ -1,0 +1,299 @@
+// Method (also stated in the JSON): each case is verified once against the CPU reference, warmed
+// up, then timed with events around each of `repeats` runs; the median is reported. Runs rotate
+// through several identical copies of the buffers ("sets", up to 256) so that about
+// max(4 x L2, 256 MiB) is touched between two uses of one set: inputs are not served from cache
+// (except the smallest cases, whose 256 sets still fit; the JSON gives each case's footprint).
+// The copy baseline copies half the case's bytes_moved (a copy reads and writes each byte) with
+// Buffer::copy_from_async on the same device, the same way.
+#include "bench_command.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench_plan.hpp"
+#include "case_result.hpp"
+#include "dtype_dispatch.hpp"
+#include "exit_codes.hpp"
+#include "gpucore/gpucore.hpp"
+#include "op_case.hpp"
+#include "openmp_peer.hpp"
+#include "text_table.hpp"
+#include "timing.hpp"
+
+namespace gpucore::cli {
+
+const char* const bench_usage =
+    "gpucore bench [--device SEL] [--json FILE] [--quick] [--repeat K] [--seed S]";
+
+namespace {
+
+constexpr std::size_t max_sets = 256;
+constexpr std::size_t warmup_runs = 2;
+
+struct PeerResult {
+    std::string name;
+    TimingStats peer_wall;    // the peer's wall-clock times
+    TimingStats gpucore_wall; // gpucore's, enqueue + synchronize, same buffers
+    double speedup = 0;       // peer median / gpucore median (> 1: gpucore faster)
+};
+
+struct BenchResult {
+    CaseResult run;
+    std::string target;
+    std::size_t sets = 1;
+    double footprint_bytes = 0;
+    TimingStats copy;
+    double copy_gbps = 0;
+    std::optional<PeerResult> peer;
+};
+
+// Bytes that must be touched between two uses of one set so it has left the caches.
+double rotation_target_bytes(const Device& device) {
+    const double l2 = static_cast<double>(device.properties().l2_cache_bytes);
+    return std::max(4.0 * l2, 256.0 * 1024 * 1024);
+}
+
+std::size_t rotation_sets(const Device& device, double bytes_per_set) {
+    if (bytes_per_set <= 0) return 1;
+    const double wanted = std::ceil(rotation_target_bytes(device) / bytes_per_set);
+    return static_cast<std::size_t>(std::clamp(wanted, 1.0, static_cast<double>(max_sets)));
+}
+
+std::size_t next_set(std::size_t i, std::size_t sets) { return (i + 1) % sets; }
+
+// Device-to-device copies moving `bytes_moved` bytes in all (half read, half written).
+TimingStats time_copy(const Device& device, double bytes_moved, std::size_t repeats,
+                      double& copy_gbps) {
+    const auto count =
+        static_cast<std::size_t>(std::max(1.0, std::floor(bytes_moved / 2.0 / sizeof(std::uint32_t))));
+    const double moved = 2.0 * static_cast<double>(count * sizeof(std::uint32_t));
+    const std::size_t sets = rotation_sets(device, moved);
+    std::vector<Buffer<std::uint32_t>> src, dst;
+    for (std::size_t s = 0; s < sets; ++s) {
+        src.emplace_back(device, count);
+        dst.emplace_back(device, count);
+        src.back().fill(static_cast<std::uint32_t>(s));
+        dst.back().fill(0u);
+    }
+    Stream stream(device);
+    for (std::size_t i = 0; i < warmup_runs; ++i)
+        dst[i % sets].copy_from_async(stream, src[i % sets]);
+    const auto times = event_times_ms(
+        stream, repeats, [](std::size_t) {},
+        [&](std::size_t i) { dst[next_set(i, sets)].copy_from_async(stream, src[next_set(i, sets)]); });
+    const TimingStats stats = summarize(times);
+    copy_gbps = gbps(moved, stats.median_ms);
+    return stats;
+}
+
+template <class T>
+PeerResult time_openmp_peer(OpCase<T>& op, Stream& stream, std::size_t repeats) {
+    const std::size_t sets = op.sets(), n = op.spec().elements();
+    auto peer = [&](std::size_t s) {
+        // The cpu backend's buffers are host memory; synchronize() above each use keeps the
+        // backend's own work on them finished.
+        openmp_vector_add(op.a(s).data(), op.b(s).data(), op.out(s).data(), n);
+    };
+    auto ours = [&](std::size_t s) {
+        op.enqueue(stream, s);
+        stream.synchronize();
+    };
+    for (std::size_t i = 0; i < warmup_runs; ++i) {
+        peer(i % sets);
+        ours(i % sets);
+    }
+    PeerResult r;
+    r.name = "openmp_loop";
+    r.peer_wall = summarize(wall_times_ms(repeats, [&](std::size_t i) { peer(next_set(i, sets)); }));
+    r.gpucore_wall =
+        summarize(wall_times_ms(repeats, [&](std::size_t i) { ours(next_set(i, sets)); }));
+    r.speedup = r.gpucore_wall.median_ms > 0 ? r.peer_wall.median_ms / r.gpucore_wall.median_ms : 0;
+    return r;
+}
+
+template <class T>
+BenchResult bench_case(const Device& device, const BenchCase& bc, std::size_t repeats,
+                       std::uint64_t seed) {
+    const CaseSpec& spec = bc.spec;
+    BenchResult result;
+    result.target = bc.target;
+    result.run.spec = spec;
+    result.run.device = device;
+    result.run.seed = seed;
+    {
+        OpCase<T> op(device, spec, rotation_sets(device, spec.bytes_moved()), seed);
+        result.sets = op.sets();
+        result.footprint_bytes = op.footprint_bytes();
+        Stream stream(device);
+        op.poison_output(stream, 0);
+        op.enqueue(stream, 0);
+        result.run.verification = op.verify(stream, 0);
+        for (std::size_t i = 1; i < warmup_runs; ++i) op.enqueue(stream, i % op.sets());
+        const auto times = event_times_ms(
+            stream, repeats, [](std::size_t) {},
+            [&](std::size_t i) { op.enqueue(stream, next_set(i, op.sets())); });
+        result.run.timing = summarize(times);
+        result.run.gbps = gbps(spec.bytes_moved(), result.run.timing.median_ms);
+        if (device.backend_name() == "cpu" && spec.op == OpKind::vector_add)
+            result.peer = time_openmp_peer(op, stream, repeats);
+    } // frees the case's buffers before the copy baseline allocates its own
+    result.copy = time_copy(device, spec.bytes_moved(), repeats, result.copy_gbps);
+    return result;
+}
+
+std::string case_label(const CaseSpec& spec) {
+    std::string text = to_string(spec.op);
+    if (is_reduction(spec.op)) text += std::string(" ") + gpucore::to_string(spec.reduce_op);
+    return text + " " + gpucore::to_string(spec.dtype);
+}
+
+nlohmann::json timing_json(const TimingStats& t) {
+    return {{"ms", json_number(t.median_ms)},
+            {"ms_min", json_number(t.min_ms)},
+            {"ms_max", json_number(t.max_ms)},
+            {"repeats", t.samples}};
+}
+
+nlohmann::json bench_json(const BenchResult& r) {
+    nlohmann::json j = to_json(r.run);
+    j["name"] = r.run.spec.name();
+    j["target"] = r.target;
+    j["rotation_sets"] = r.sets;
+    j["footprint_bytes"] = r.footprint_bytes;
+    j["copy"] = timing_json(r.copy);
+    j["copy"]["gbps"] = json_number(r.copy_gbps);
+    j["percent_of_copy"] = json_number(r.copy_gbps > 0 ? 100.0 * r.run.gbps / r.copy_gbps : NAN);
+    if (r.peer) {
+        j["peer"] = {{"name", r.peer->name},
+                     {"peer_wall", timing_json(r.peer->peer_wall)},
+                     {"gpucore_wall", timing_json(r.peer->gpucore_wall)},
+                     {"speedup", json_number(r.peer->speedup)}};
+    }
+    return j;
+}
+
+std::string utc_timestamp() {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+void print_table(const Device& device, std::size_t repeats, const std::vector<BenchResult>& rs) {
+    std::cout << "gpucore bench on " << device.to_string() << " (" << device.properties().name
+              << "): median of " << repeats
+              << " event-timed runs after a warm-up; buffers rotated past the caches\n"
+              << "copy = Buffer::copy_from_async of the same bytes on the same device; "
+                 "* = a case an issue sets a target on\n";
+    TextTable table({"case", "shape", "ms", "GB/s", "copy GB/s", "% of copy", "peer", "verified"});
+    for (const BenchResult& r : rs) {
+        const std::string peer =
+            r.peer ? fixed(r.peer->speedup, 2) + "x " + r.peer->name : std::string();
+        table.add_row({(r.target.empty() ? "  " : "* ") + case_label(r.run.spec),
+                       r.run.spec.shape_text(), fixed(r.run.timing.median_ms, 3),
+                       fixed(r.run.gbps, 2), fixed(r.copy_gbps, 2),
+                       r.copy_gbps > 0 ? fixed(100.0 * r.run.gbps / r.copy_gbps, 1) : "-", peer,
+                       r.run.verification.passed ? "ok" : "FAILED"});
+    }
+    table.print(std::cout);
+    bool any_peer = false;
+    for (const BenchResult& r : rs) any_peer = any_peer || r.peer.has_value();
+    if (any_peer)
+        std::cout << "peer: openmp_loop time / gpucore time, both host wall-clock including "
+                     "synchronisation (> 1: gpucore faster)\n";
+    for (const BenchResult& r : rs)
+        if (!r.target.empty())
+            std::cout << "* " << r.run.spec.name() << ": " << r.target << "\n";
+}
+
+} // namespace
+
+CLI::App* add_bench_command(CLI::App& app, BenchOptions& o) {
+    CLI::App* cmd = app.add_subcommand(
+        "bench", "Measure every op over a sweep of sizes and dtypes against a device-to-device "
+                 "copy of the same bytes (and a plain OpenMP loop on the cpu backend)");
+    cmd->add_option("--device", o.device,
+                    "Device: cpu, cuda, hip or a plugin's name, optionally ':N' (default: "
+                    "GPU_BACKEND, else auto)");
+    cmd->add_option("--json", o.json_file, "Also write the results to this JSON file");
+    cmd->add_flag("--quick", o.quick, "Small sizes only (seconds; no target cases)");
+    cmd->add_option("--repeat", o.repeat, "Timed runs per case (default 10, 5 with --quick)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
+    cmd->add_option("--seed", o.seed, "Seed of the random inputs")->capture_default_str();
+    return cmd;
+}
+
+int bench_command(const BenchOptions& o) {
+    // Open the output first: a typo in the path should not cost a whole run.
+    std::ofstream json_out;
+    if (!o.json_file.empty()) {
+        json_out.open(o.json_file);
+        if (!json_out) throw UsageError("cannot write the JSON file '" + o.json_file + "'");
+    }
+    const Device device = o.device.empty() ? default_device() : select_device(o.device);
+    const std::size_t repeats = o.repeat ? o.repeat : (o.quick ? 5 : 10);
+    const std::vector<BenchCase> plan = bench_plan(o.quick, device.backend_name() != "cpu");
+    const bool progress = isatty(STDERR_FILENO) != 0;
+
+    std::vector<BenchResult> results;
+    bool all_passed = true;
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+        if (progress)
+            std::cerr << "\r[" << (i + 1) << "/" << plan.size() << "] " << plan[i].spec.name()
+                      << "\033[K" << std::flush;
+        results.push_back(dispatch_dtype(plan[i].spec.dtype, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            return bench_case<T>(device, plan[i], repeats, o.seed);
+        }));
+        if (!results.back().run.verification.passed) {
+            all_passed = false;
+            std::cerr << (progress ? "\r" : "") << "gpucore: " << plan[i].spec.name()
+                      << " failed verification: " << results.back().run.verification.summary()
+                      << "\n";
+        }
+    }
+    if (progress) std::cerr << "\r\033[K" << std::flush;
+    print_table(device, repeats, results);
+
+    if (json_out.is_open()) {
+        const DeviceProperties& p = device.properties();
+        nlohmann::json out;
+        out["tool"] = "gpucore bench";
+        out["date"] = utc_timestamp();
+        out["device"] = {{"id", device.to_string()},
+                         {"backend", p.backend},
+                         {"name", p.name},
+                         {"architecture", p.architecture},
+                         {"compute_units", p.compute_units},
+                         {"l2_cache_bytes", p.l2_cache_bytes},
+                         {"peak_memory_bandwidth_gbps", p.peak_memory_bandwidth_gbps}};
+        out["quick"] = o.quick;
+        out["repeats"] = repeats;
+        out["warmup_runs"] = warmup_runs;
+        out["seed"] = o.seed;
+        out["method"] = "median of event-timed runs after warm-up; buffers rotated through up to " +
+                        std::to_string(max_sets) +
+                        " sets touching max(4 x L2, 256 MiB) between uses; copy baseline = "
+                        "Buffer::copy_from_async moving the same bytes; peer timings are host "
+                        "wall-clock including synchronisation";
+        out["verified"] = all_passed;
+        out["results"] = nlohmann::json::array();
+        for (const BenchResult& r : results) out["results"].push_back(bench_json(r));
+        json_out << out.dump(2) << std::endl;
+        if (!json_out) throw UsageError("could not finish writing '" + o.json_file + "'");
+    }
+    return all_passed ? exit_success : exit_verification_failed;
+}
+
+} // namespace gpucore::cli

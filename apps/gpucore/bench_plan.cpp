@@ -1,0 +1,116 @@
+#include "bench_plan.hpp"
+
+#include <initializer_list>
+
+namespace gpucore::cli {
+namespace {
+
+constexpr std::size_t pow2(int k) { return std::size_t{1} << k; }
+
+struct Plan {
+    std::vector<BenchCase> cases;
+
+    void add(OpKind op, DType dtype, ReduceOp rop, std::size_t rows, std::size_t cols,
+             std::string target = {}) {
+        CaseSpec spec;
+        spec.op = op;
+        spec.dtype = dtype;
+        spec.reduce_op = rop;
+        spec.rows = rows;
+        spec.cols = cols;
+        cases.push_back({spec, std::move(target)});
+    }
+    void vector_add(DType t, std::size_t n, std::string target = {}) {
+        add(OpKind::vector_add, t, ReduceOp::sum, 1, n, std::move(target));
+    }
+    void reduce(DType t, ReduceOp op, std::size_t n, std::string target = {}) {
+        add(OpKind::reduce, t, op, 1, n, std::move(target));
+    }
+    void transpose(DType t, std::size_t rows, std::size_t cols, std::string target = {}) {
+        add(OpKind::transpose, t, ReduceOp::sum, rows, cols, std::move(target));
+    }
+    void reduce_rows(DType t, std::size_t rows, std::size_t cols, std::string target = {}) {
+        add(OpKind::reduce_rows, t, ReduceOp::sum, rows, cols, std::move(target));
+    }
+};
+
+constexpr DType other_dtypes[] = {DType::f64, DType::i32, DType::u32};
+
+void quick_plan(Plan& p) {
+    for (int k : {14, 20}) p.vector_add(DType::f32, pow2(k));
+    for (DType t : other_dtypes) p.vector_add(t, pow2(20));
+    for (int k : {14, 20}) p.reduce(DType::f32, ReduceOp::sum, pow2(k));
+    for (DType t : other_dtypes) p.reduce(t, ReduceOp::sum, pow2(20));
+    for (ReduceOp op : {ReduceOp::min, ReduceOp::max, ReduceOp::prod})
+        p.reduce(DType::f32, op, pow2(20));
+    p.transpose(DType::f32, 256, 256);
+    p.transpose(DType::f32, 1024, 1024);
+    p.transpose(DType::f32, 1000, 777);
+    for (DType t : other_dtypes) p.transpose(t, 512, 512);
+    p.reduce_rows(DType::f32, pow2(14), 16);
+    p.reduce_rows(DType::f32, 512, 2048);
+    p.reduce_rows(DType::f32, 8, pow2(18));
+    for (DType t : other_dtypes) p.reduce_rows(t, 512, 512);
+}
+
+void cpu_plan(Plan& p) {
+    const std::string issue = "issue 2 CPU target: ";
+    for (int k : {10, 14, 18, 22}) p.vector_add(DType::f32, pow2(k));
+    p.vector_add(DType::f32, pow2(26), issue + ">= 1.0x a plain OpenMP loop");
+    for (DType t : other_dtypes) p.vector_add(t, pow2(22));
+
+    for (int k : {10, 14, 18, 22}) p.reduce(DType::f32, ReduceOp::sum, pow2(k));
+    p.reduce(DType::f32, ReduceOp::sum, pow2(26), issue + ">= 1.5x numpy sum (tools/cpu_peers.py)");
+    for (DType t : other_dtypes) p.reduce(t, ReduceOp::sum, pow2(22));
+    for (ReduceOp op : {ReduceOp::min, ReduceOp::max, ReduceOp::prod})
+        p.reduce(DType::f32, op, pow2(22));
+
+    for (std::size_t s : {256, 1024, 4096}) p.transpose(DType::f32, s, s);
+    p.transpose(DType::f32, 8192, 8192, issue + ">= 8x numpy copyto(out, m.T) (tools/cpu_peers.py)");
+    p.transpose(DType::f32, 5003, 3001);
+    for (DType t : other_dtypes) p.transpose(t, 2048, 2048);
+
+    p.reduce_rows(DType::f32, pow2(16), 16);
+    p.reduce_rows(DType::f32, 2048, 2048);
+    p.reduce_rows(DType::f32, 8, pow2(20));
+    for (DType t : other_dtypes) p.reduce_rows(t, 2048, 2048);
+}
+
+void gpu_plan(Plan& p) {
+    const std::string issue = "issue 3 target: ";
+    for (int k : {10, 14, 18, 22, 26}) p.vector_add(DType::f32, pow2(k));
+    p.vector_add(DType::f32, pow2(28), issue + ">= 1.00x thrust::transform");
+    for (DType t : other_dtypes) p.vector_add(t, pow2(26));
+
+    for (int k : {10, 16, 20})
+        p.reduce(DType::f32, ReduceOp::sum, pow2(k), issue + "time <= CUB's");
+    for (int k : {14, 18, 22, 26}) p.reduce(DType::f32, ReduceOp::sum, pow2(k));
+    p.reduce(DType::f32, ReduceOp::sum, pow2(28), issue + ">= 1.00x cub::DeviceReduce::Sum");
+    for (DType t : other_dtypes) p.reduce(t, ReduceOp::sum, pow2(26));
+    for (ReduceOp op : {ReduceOp::min, ReduceOp::max, ReduceOp::prod})
+        p.reduce(DType::f32, op, pow2(26));
+
+    p.transpose(DType::f32, 1024, 1024);
+    p.transpose(DType::f32, 4096, 4096, issue + ">= 0.90x of a D2D copy");
+    p.transpose(DType::f32, 16384, 16384, issue + ">= 0.90x of a D2D copy");
+    p.transpose(DType::f32, 5003, 3001, issue + ">= 0.80x of a D2D copy");
+    for (DType t : other_dtypes) p.transpose(t, 8192, 8192);
+
+    p.reduce_rows(DType::f32, 2048, 2048);
+    p.reduce_rows(DType::f32, 2048, pow2(18), issue + ">= 1.00x cub::DeviceSegmentedReduce");
+    p.reduce_rows(DType::f32, 8, pow2(26), issue + ">= 0.95x a 2^29 reduce's bandwidth");
+    p.reduce_rows(DType::f32, pow2(20), 16, issue + ">= 5x cub::DeviceSegmentedReduce");
+    for (DType t : other_dtypes) p.reduce_rows(t, 2048, 8192);
+}
+
+} // namespace
+
+std::vector<BenchCase> bench_plan(bool quick, bool gpu) {
+    Plan p;
+    if (quick) quick_plan(p);
+    else if (gpu) gpu_plan(p);
+    else cpu_plan(p);
+    return p.cases;
+}
+
+} // namespace gpucore::cli

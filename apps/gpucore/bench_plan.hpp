@@ -1,0 +1,23 @@
+// The sweep `gpucore bench` runs: sizes for every op, each dtype, and the issue's target cases.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "case_spec.hpp"
+
+namespace gpucore::cli {
+
+struct BenchCase {
+    CaseSpec spec;
+    // Non-empty for a case an issue sets a target on, e.g. "issue 2 CPU target: >= 1.0x a plain
+    // OpenMP loop"; printed beside the figures so a reader finds them.
+    std::string target;
+};
+
+// quick: small sizes only (seconds on a 2-core CPU, no target cases). gpu: sizes for a device
+// with tens of GiB and TB/s (up to 2^28 elements, transposes of 16384^2); otherwise sizes for a
+// CPU with a few GiB to spare (up to 2^26 elements, 8192^2).
+std::vector<BenchCase> bench_plan(bool quick, bool gpu);
+
+} // namespace gpucore::cli

@@ -1,0 +1,37 @@
+#include "case_result.hpp"
+
+#include <cmath>
+
+namespace gpucore::cli {
+
+nlohmann::json json_number(double value) {
+    if (!std::isfinite(value)) return nullptr;
+    return value;
+}
+
+nlohmann::json to_json(const CaseResult& r) {
+    nlohmann::json j;
+    j["backend"] = r.device.backend_name();
+    j["device"] = r.device.to_string();
+    j["device_name"] = r.device.properties().name;
+    j["op"] = to_string(r.spec.op);
+    j["dtype"] = gpucore::to_string(r.spec.dtype);
+    if (is_reduction(r.spec.op)) j["reduce_op"] = gpucore::to_string(r.spec.reduce_op);
+    j["shape"] = r.spec.shape();
+    j["elements"] = r.spec.elements();
+    j["bytes_moved"] = r.spec.bytes_moved();
+    j["ms"] = json_number(r.timing.median_ms);
+    j["ms_min"] = json_number(r.timing.min_ms);
+    j["ms_max"] = json_number(r.timing.max_ms);
+    j["repeats"] = r.timing.samples;
+    j["gbps"] = json_number(r.gbps);
+    j["verified"] = r.verification.passed;
+    j["max_error"] = json_number(r.verification.max_error);
+    j["max_error_ratio"] = json_number(r.verification.max_error_ratio);
+    j["mismatches"] = r.verification.mismatches;
+    if (!r.verification.passed) j["first_mismatch"] = r.verification.summary();
+    j["seed"] = r.seed;
+    return j;
+}
+
+} // namespace gpucore::cli

@@ -1,0 +1,131 @@
+#include "case_spec.hpp"
+
+#include <cctype>
+#include <limits>
+
+namespace gpucore::cli {
+
+const char* to_string(OpKind op) noexcept {
+    switch (op) {
+    case OpKind::vector_add: return "vector_add";
+    case OpKind::transpose: return "transpose";
+    case OpKind::reduce: return "reduce";
+    case OpKind::reduce_rows: return "reduce_rows";
+    }
+    return "?";
+}
+
+std::optional<OpKind> parse_op_kind(const std::string& name) {
+    for (OpKind op : {OpKind::vector_add, OpKind::transpose, OpKind::reduce, OpKind::reduce_rows})
+        if (name == to_string(op)) return op;
+    return std::nullopt;
+}
+
+std::optional<DType> parse_dtype(const std::string& name) {
+    for (DType t : {DType::f32, DType::f64, DType::i32, DType::u32})
+        if (name == gpucore::to_string(t)) return t;
+    return std::nullopt;
+}
+
+std::optional<ReduceOp> parse_reduce_op(const std::string& name) {
+    for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max, ReduceOp::prod})
+        if (name == gpucore::to_string(op)) return op;
+    return std::nullopt;
+}
+
+bool is_two_dimensional(OpKind op) noexcept {
+    return op == OpKind::transpose || op == OpKind::reduce_rows;
+}
+
+bool is_reduction(OpKind op) noexcept {
+    return op == OpKind::reduce || op == OpKind::reduce_rows;
+}
+
+std::size_t CaseSpec::reduction_length() const noexcept {
+    switch (op) {
+    case OpKind::reduce: return elements();
+    case OpKind::reduce_rows: return cols;
+    default: return 0;
+    }
+}
+
+std::size_t CaseSpec::input_elements() const noexcept { return elements(); }
+
+std::size_t CaseSpec::output_elements() const noexcept {
+    switch (op) {
+    case OpKind::vector_add:
+    case OpKind::transpose: return elements();
+    case OpKind::reduce: return 1;
+    case OpKind::reduce_rows: return rows;
+    }
+    return 0;
+}
+
+double CaseSpec::bytes_moved() const noexcept {
+    const double inputs = op == OpKind::vector_add ? 2.0 : 1.0;
+    const double element = static_cast<double>(size_of(dtype));
+    return element * (inputs * static_cast<double>(input_elements()) +
+                      static_cast<double>(output_elements()));
+}
+
+std::vector<std::size_t> CaseSpec::shape() const {
+    if (is_two_dimensional(op)) return {rows, cols};
+    return {elements()};
+}
+
+std::string CaseSpec::shape_text() const {
+    if (is_two_dimensional(op)) return std::to_string(rows) + "x" + std::to_string(cols);
+    return count_text(elements());
+}
+
+std::string CaseSpec::name() const {
+    std::string text = to_string(op);
+    if (is_reduction(op)) text += std::string(" ") + gpucore::to_string(reduce_op);
+    return text + " " + gpucore::to_string(dtype) + " " + shape_text();
+}
+
+bool elements_fit(std::size_t rows, std::size_t cols, DType dtype) noexcept {
+    constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
+    if (rows != 0 && cols > max / rows) return false;
+    const std::size_t n = rows * cols;
+    // Two input buffers of n elements must be addressable in bytes.
+    return n <= max / (2 * size_of(dtype));
+}
+
+std::string count_text(std::size_t n) {
+    if (n >= 1024 && (n & (n - 1)) == 0) {
+        int k = 0;
+        while ((std::size_t{1} << k) != n) ++k;
+        return "2^" + std::to_string(k);
+    }
+    return std::to_string(n);
+}
+
+namespace {
+std::optional<std::size_t> parse_decimal(const std::string& text) {
+    if (text.empty() || text.size() > 20) return std::nullopt;
+    std::size_t value = 0;
+    for (char ch : text) {
+        if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
+        const auto digit = static_cast<std::size_t>(ch - '0');
+        if (value > (std::numeric_limits<std::size_t>::max() - digit) / 10) return std::nullopt;
+        value = value * 10 + digit;
+    }
+    return value;
+}
+} // namespace
+
+std::optional<std::size_t> parse_count(const std::string& text) {
+    for (const char* prefix : {"2^", "1<<"}) {
+        const std::string p = prefix;
+        if (text.compare(0, p.size(), p) == 0) {
+            const auto exponent = parse_decimal(text.substr(p.size()));
+            if (!exponent || *exponent >= std::numeric_limits<std::size_t>::digits)
+                return std::nullopt;
+            return std::size_t{1} << *exponent;
+        }
+    }
+    return parse_decimal(text);
+}
+
+} // namespace gpucore::cli

@@ -1,0 +1,87 @@
+// The `gpucore` command: parses the command line (CLI11) and hands over to one subcommand.
+// Exit codes: 0 success, 1 verification failed, 2 usage error, 3 gpucore error.
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "bench_command.hpp"
+#include "exit_codes.hpp"
+#include "gpucore/error.hpp"
+#include "info_command.hpp"
+#include "run_command.hpp"
+
+namespace {
+
+using namespace gpucore::cli;
+
+const char* const main_usage = "gpucore info|run|bench [OPTIONS] (gpucore --help for more)";
+
+std::string usage_of(const CLI::App* subcommand) {
+    if (subcommand == nullptr) return main_usage;
+    const std::string name = subcommand->get_name();
+    if (name == "info") return info_usage;
+    if (name == "run") return run_usage;
+    if (name == "bench") return bench_usage;
+    return main_usage;
+}
+
+int usage_error(const std::string& message, const CLI::App* subcommand) {
+    std::cerr << "gpucore: error: " << message << "\n"
+              << "usage: " << usage_of(subcommand) << "\n";
+    if (subcommand) std::cerr << "Run 'gpucore " << subcommand->get_name() << " --help' for details.\n";
+    return exit_usage;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"gpucore: run, verify and measure GPU work on CUDA, HIP or the CPU.\n"
+                 "The backend comes from --device or GPU_BACKEND (auto, cpu, cuda, hip, a "
+                 "plugin's name; ':N' picks a device).",
+                 "gpucore"};
+    app.require_subcommand(1);
+    app.footer("Exit codes: 0 success, 1 a result failed verification, 2 usage error, "
+               "3 gpucore error (e.g. backend unavailable).\n"
+               "Environment: GPU_BACKEND, GPUCORE_PLUGIN_PATH, GPUCORE_LOG_LEVEL.");
+
+    InfoOptions info;
+    RunOptions run;
+    BenchOptions bench;
+    CLI::App* info_cmd = add_info_command(app, info);
+    CLI::App* run_cmd = add_run_command(app, run);
+    CLI::App* bench_cmd = add_bench_command(app, bench);
+
+    const CLI::App* chosen = nullptr;
+    try {
+        try {
+            app.parse(argc, argv);
+        } catch (const CLI::CallForHelp& e) {
+            return app.exit(e);
+        } catch (const CLI::CallForAllHelp& e) {
+            return app.exit(e);
+        } catch (const CLI::ParseError& e) {
+            const auto selected = app.get_subcommands();
+            return usage_error(e.what(), selected.empty() ? nullptr : selected.front());
+        }
+        if (info_cmd->parsed()) {
+            chosen = info_cmd;
+            return info_command(info);
+        }
+        if (run_cmd->parsed()) {
+            chosen = run_cmd;
+            return run_command(run);
+        }
+        chosen = bench_cmd;
+        return bench_command(bench);
+    } catch (const UsageError& e) {
+        return usage_error(e.what(), chosen);
+    } catch (const gpucore::Error& e) {
+        std::cerr << "gpucore: " << e.what() << "\n";
+        return exit_gpucore_error;
+    } catch (const std::exception& e) { // e.g. std::bad_alloc for the host-side reference copies
+        std::cerr << "gpucore: " << e.what() << "\n";
+        return exit_gpucore_error;
+    }
+}

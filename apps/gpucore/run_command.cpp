@@ -1,0 +1,191 @@
+#include "run_command.hpp"
+
+#include <iostream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "case_result.hpp"
+#include "count_validator.hpp"
+#include "dtype_dispatch.hpp"
+#include "exit_codes.hpp"
+#include "gpucore/gpucore.hpp"
+#include "op_case.hpp"
+#include "text_table.hpp"
+#include "timing.hpp"
+
+namespace gpucore::cli {
+
+const char* const run_usage =
+    "gpucore run vector_add|transpose|reduce|reduce_rows|all [--dtype f32|f64|i32|u32] "
+    "[--n N | --rows R --cols C] [--op sum|min|max|prod] [--device SEL] [--repeat K] "
+    "[--seed S] [--json]";
+
+namespace {
+
+// Moderate defaults: `run all` takes a few seconds on a 2-core CPU, references included.
+constexpr std::size_t default_n = std::size_t{1} << 22;
+constexpr std::size_t default_rows = 2048;
+constexpr std::size_t default_cols = 2048;
+
+std::size_t count_or(const std::string& text, std::size_t fallback) {
+    return text.empty() ? fallback : *parse_count(text);
+}
+
+std::vector<CaseSpec> plan_cases(const RunOptions& o) {
+    const bool all = o.op == "all";
+    std::vector<OpKind> ops;
+    if (all) ops = {OpKind::vector_add, OpKind::transpose, OpKind::reduce, OpKind::reduce_rows};
+    else ops = {*parse_op_kind(o.op)};
+
+    if (!all) {
+        const OpKind op = ops.front();
+        if (is_two_dimensional(op) && !o.n.empty())
+            throw UsageError(o.op + " takes --rows and --cols, not --n");
+        if (!is_two_dimensional(op) && (!o.rows.empty() || !o.cols.empty()))
+            throw UsageError(o.op + " takes --n, not --rows/--cols");
+        if (!is_reduction(op) && !o.reduce_op.empty())
+            throw UsageError("--op applies to reduce and reduce_rows only");
+    }
+    std::vector<CaseSpec> cases;
+    for (OpKind op : ops) {
+        CaseSpec spec;
+        spec.op = op;
+        spec.dtype = *parse_dtype(o.dtype);
+        spec.reduce_op = o.reduce_op.empty() ? ReduceOp::sum : *parse_reduce_op(o.reduce_op);
+        if (is_two_dimensional(op)) {
+            spec.rows = count_or(o.rows, default_rows);
+            spec.cols = count_or(o.cols, default_cols);
+        } else {
+            spec.rows = 1;
+            spec.cols = count_or(o.n, default_n);
+        }
+        if (!elements_fit(spec.rows, spec.cols, spec.dtype))
+            throw UsageError("shape " + std::to_string(spec.rows) + " x " +
+                             std::to_string(spec.cols) + " does not fit in memory addresses");
+        cases.push_back(spec);
+    }
+    return cases;
+}
+
+// Poison, warm-up run (verified), `repeats` event-timed runs (the last one poisoned first and
+// verified again, so a run that skips writing some outputs cannot pass on stale values).
+template <class T>
+CaseResult run_case(const Device& device, const CaseSpec& spec, std::size_t repeats,
+                    std::uint64_t seed) {
+    OpCase<T> op(device, spec, 1, seed);
+    Stream stream(device);
+    op.poison_output(stream, 0);
+    op.enqueue(stream, 0);
+    CaseResult result;
+    result.spec = spec;
+    result.device = device;
+    result.seed = seed;
+    result.verification = op.verify(stream, 0);
+    const auto times = event_times_ms(
+        stream, repeats,
+        [&](std::size_t i) {
+            if (i + 1 == repeats) op.poison_output(stream, 0);
+        },
+        [&](std::size_t) { op.enqueue(stream, 0); });
+    result.verification.merge(op.verify(stream, 0));
+    result.timing = summarize(times);
+    result.gbps = gbps(spec.bytes_moved(), result.timing.median_ms);
+    return result;
+}
+
+std::string error_text(const Verification& v) {
+    if (!std::isfinite(v.max_error)) return "inf";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", v.max_error);
+    return text;
+}
+
+void print_table(const Device& device, const RunOptions& o, const std::vector<CaseResult>& rs) {
+    std::cout << "gpucore run on " << device.to_string() << " (" << device.properties().name
+              << "): median of " << o.repeat << " event-timed runs after a warm-up, seed "
+              << o.seed << "\n";
+    TextTable table({"op", "dtype", "shape", "ms", "GB/s", "verified", "max error",
+                     "error/tolerance"});
+    for (const CaseResult& r : rs) {
+        std::string op = to_string(r.spec.op);
+        if (is_reduction(r.spec.op)) op += std::string(" ") + gpucore::to_string(r.spec.reduce_op);
+        table.add_row({op, gpucore::to_string(r.spec.dtype), r.spec.shape_text(),
+                       fixed(r.timing.median_ms, 3), fixed(r.gbps, 2),
+                       r.verification.passed ? "ok" : "FAILED", error_text(r.verification),
+                       std::isfinite(r.verification.max_error_ratio)
+                           ? fixed(r.verification.max_error_ratio, 3)
+                           : "inf"});
+    }
+    table.print(std::cout);
+}
+
+} // namespace
+
+CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
+    CLI::App* cmd = app.add_subcommand(
+        "run", "Run operations on one device with random inputs, verify them against a "
+               "double-precision CPU reference, print time and effective bandwidth");
+    cmd->add_option("op", o.op, "The operation, or 'all' for each op at moderate sizes")
+        ->required()
+        ->check(CLI::IsMember({"vector_add", "transpose", "reduce", "reduce_rows", "all"}));
+    cmd->add_option("--dtype", o.dtype, "Element type")
+        ->check(CLI::IsMember({"f32", "f64", "i32", "u32"}))
+        ->capture_default_str();
+    cmd->add_option("--n", o.n, "Elements, for vector_add and reduce (default 2^22)")
+        ->check(count_validator());
+    cmd->add_option("--rows", o.rows, "Rows, for transpose and reduce_rows (default 2048)")
+        ->check(count_validator());
+    cmd->add_option("--cols", o.cols, "Columns, for transpose and reduce_rows (default 2048)")
+        ->check(count_validator());
+    cmd->add_option("--op", o.reduce_op, "Reduce operation (default sum)")
+        ->check(CLI::IsMember({"sum", "min", "max", "prod"}));
+    cmd->add_option("--device", o.device,
+                    "Device: cpu, cuda, hip or a plugin's name, optionally ':N' (default: "
+                    "GPU_BACKEND, else auto)");
+    cmd->add_option("--repeat", o.repeat, "Timed runs after the warm-up (the median is shown)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{100000}))
+        ->capture_default_str();
+    cmd->add_option("--seed", o.seed, "Seed of the random inputs")->capture_default_str();
+    cmd->add_flag("--json", o.json, "Print one JSON object instead of the table");
+    return cmd;
+}
+
+int run_command(const RunOptions& o) {
+    const std::vector<CaseSpec> cases = plan_cases(o);
+    const Device device = o.device.empty() ? default_device() : select_device(o.device);
+
+    std::vector<CaseResult> results;
+    bool all_passed = true;
+    for (const CaseSpec& spec : cases) {
+        results.push_back(dispatch_dtype(spec.dtype, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            return run_case<T>(device, spec, o.repeat, o.seed);
+        }));
+        all_passed = all_passed && results.back().verification.passed;
+    }
+
+    if (o.json) {
+        nlohmann::json out;
+        if (o.op == "all") {
+            out["backend"] = device.backend_name();
+            out["device"] = device.to_string();
+            out["device_name"] = device.properties().name;
+            out["verified"] = all_passed;
+            out["results"] = nlohmann::json::array();
+            for (const CaseResult& r : results) out["results"].push_back(to_json(r));
+        } else {
+            out = to_json(results.front());
+        }
+        std::cout << out.dump(2) << std::endl;
+    } else {
+        print_table(device, o, results);
+    }
+    for (const CaseResult& r : results)
+        if (!r.verification.passed)
+            std::cerr << "gpucore: " << r.spec.name() << " on " << device.to_string()
+                      << " failed verification: " << r.verification.summary() << "\n";
+    return all_passed ? exit_success : exit_verification_failed;
+}
+
+} // namespace gpucore::cli

@@ -1,0 +1,76 @@
+// Timing helpers: event-timed repeats on a stream, wall-clock repeats, and their medians.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <vector>
+
+#include "gpucore/stream.hpp"
+
+namespace gpucore::cli {
+
+struct TimingStats {
+    double median_ms = 0;
+    double min_ms = 0;
+    double max_ms = 0;
+    std::size_t samples = 0;
+};
+
+// Median, minimum and maximum of `samples` (all zero when empty).
+inline TimingStats summarize(std::vector<double> samples) {
+    TimingStats stats;
+    stats.samples = samples.size();
+    if (samples.empty()) return stats;
+    std::sort(samples.begin(), samples.end());
+    const std::size_t mid = samples.size() / 2;
+    stats.median_ms = samples.size() % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
+    stats.min_ms = samples.front();
+    stats.max_ms = samples.back();
+    return stats;
+}
+
+// Times `repeats` runs of enqueue(i) on `stream` with a pair of events around each, after
+// before(i) (untimed work, such as poisoning an output, enqueued ahead of the start event).
+// Everything is enqueued first and the stream synchronized once, so the device never idles
+// between runs waiting for the host. Throws the Error of any failed call.
+template <class Before, class Enqueue>
+std::vector<double> event_times_ms(Stream& stream, std::size_t repeats, Before&& before,
+                                   Enqueue&& enqueue) {
+    std::vector<Event> starts, ends;
+    starts.reserve(repeats);
+    ends.reserve(repeats);
+    for (std::size_t i = 0; i < repeats; ++i) {
+        starts.emplace_back(stream.device());
+        ends.emplace_back(stream.device());
+    }
+    for (std::size_t i = 0; i < repeats; ++i) {
+        before(i);
+        starts[i].record(stream);
+        enqueue(i);
+        ends[i].record(stream);
+    }
+    stream.synchronize();
+    std::vector<double> times(repeats);
+    for (std::size_t i = 0; i < repeats; ++i) times[i] = elapsed_ms(starts[i], ends[i]);
+    return times;
+}
+
+// Host wall-clock time of `repeats` calls of run(i); run must finish its work before returning
+// (for gpucore work: enqueue, then synchronize).
+template <class Run>
+std::vector<double> wall_times_ms(std::size_t repeats, Run&& run) {
+    std::vector<double> times(repeats);
+    for (std::size_t i = 0; i < repeats; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        run(i);
+        const auto end = std::chrono::steady_clock::now();
+        times[i] = std::chrono::duration<double, std::milli>(end - start).count();
+    }
+    return times;
+}
+
+// Effective bandwidth in GB/s (1e9 bytes per second); 0 when the time is 0.
+inline double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
+
+} // namespace gpucore::cli
