@@ -1,0 +1,21 @@
+// What launch sizing needs to know about a device, read once when the plugin starts.
+#pragma once
+
+#include <cstddef>
+
+namespace gpucore::gpu {
+
+struct DeviceShape {
+    int sm_count = 1;            // SMs / CUs
+    int warp_size = 32;          // hardware warp (wavefront) width, from the device
+    int max_threads_per_sm = 1024;
+};
+
+// Blocks of `threads` threads that can be resident at once (thread-count bound; registers and
+// shared memory of our kernels allow full occupancy at the policy's block sizes).
+inline std::size_t resident_blocks(const DeviceShape& device, int threads) {
+    const int per_sm = device.max_threads_per_sm / threads;
+    return static_cast<std::size_t>(device.sm_count) * static_cast<std::size_t>(per_sm > 0 ? per_sm : 1);
+}
+
+} // namespace gpucore::gpu

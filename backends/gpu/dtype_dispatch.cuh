@@ -1,0 +1,60 @@
+// Run-time dtype / reduce-op values to compile-time kernel types. Integer sums and products run
+// in uint32_t for both i32 and u32: wrap-around is defined, and the bits are the same.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "gpu_error.hpp"
+#include "gpucore/plugin.h"
+#include "kernels/reduce_ops.cuh"
+
+namespace gpucore::gpu {
+
+template <class T>
+struct TypeTag {
+    using type = T;
+};
+
+// Calls f(TypeTag<T>{}) with T the element type of dtype.
+template <class F>
+void dispatch_dtype(gpucore_dtype dtype, F&& f) {
+    switch (dtype) {
+    case GPUCORE_DTYPE_F32: f(TypeTag<float>{}); return;
+    case GPUCORE_DTYPE_F64: f(TypeTag<double>{}); return;
+    case GPUCORE_DTYPE_I32: f(TypeTag<std::int32_t>{}); return;
+    case GPUCORE_DTYPE_U32: f(TypeTag<std::uint32_t>{}); return;
+    }
+    throw GpuError(GPUCORE_ERROR_INVALID_ARGUMENT, "unknown dtype " + std::to_string(dtype));
+}
+
+// Calls f(TypeTag<T>{}, Op{}) with the computation type and functor for (dtype, op).
+template <class F>
+void dispatch_reduce(gpucore_dtype dtype, gpucore_reduce_op op, F&& f) {
+    auto with_op = [&](auto type) {
+        using T = typename decltype(type)::type;
+        switch (op) {
+        case GPUCORE_REDUCE_MIN: f(type, MinOp{}); return;
+        case GPUCORE_REDUCE_MAX: f(type, MaxOp{}); return;
+        case GPUCORE_REDUCE_SUM:
+        case GPUCORE_REDUCE_PROD:
+            // i32 sums and products never get here (they run as uint32_t): no i32 kernels.
+            if constexpr (!std::is_same_v<T, std::int32_t>) {
+                if (op == GPUCORE_REDUCE_SUM) f(type, SumOp{});
+                else f(type, ProdOp{});
+                return;
+            }
+            break;
+        }
+        throw GpuError(GPUCORE_ERROR_INVALID_ARGUMENT, "unknown reduce op " + std::to_string(op));
+    };
+    const bool wraps = op == GPUCORE_REDUCE_SUM || op == GPUCORE_REDUCE_PROD;
+    if (dtype == GPUCORE_DTYPE_I32 && wraps) {
+        with_op(TypeTag<std::uint32_t>{});
+        return;
+    }
+    dispatch_dtype(dtype, with_op);
+}
+
+} // namespace gpucore::gpu

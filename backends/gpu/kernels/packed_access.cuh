@@ -1,0 +1,38 @@
+// 16-byte vector access: a Pack is TuningPolicy::kPackBytes of consecutive elements, loaded and
+// stored with one 128-bit instruction when its address is 16-byte aligned.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../tuning_policy.hpp"
+
+namespace gpucore::gpu {
+
+template <class T>
+struct alignas(TuningPolicy::kPackBytes) Pack {
+    static constexpr int kCount = TuningPolicy::kPackBytes / static_cast<int>(sizeof(T));
+    T v[kCount];
+};
+
+template <class T>
+__device__ __forceinline__ Pack<T> load_pack(const T* aligned_base, std::size_t pack_index) {
+    return reinterpret_cast<const Pack<T>*>(aligned_base)[pack_index];
+}
+
+template <class T>
+__device__ __forceinline__ void store_pack(T* aligned_base, std::size_t pack_index,
+                                           const Pack<T>& pack) {
+    reinterpret_cast<Pack<T>*>(aligned_base)[pack_index] = pack;
+}
+
+// Elements before `p` reaches a 16-byte boundary (0 when already aligned), at most `n`.
+template <class T>
+__host__ __device__ __forceinline__ std::size_t elements_to_alignment(const T* p, std::size_t n) {
+    const auto addr = reinterpret_cast<std::uintptr_t>(p);
+    const std::size_t misalign = addr % TuningPolicy::kPackBytes;
+    std::size_t head = misalign == 0 ? 0 : (TuningPolicy::kPackBytes - misalign) / sizeof(T);
+    return head < n ? head : n;
+}
+
+} // namespace gpucore::gpu

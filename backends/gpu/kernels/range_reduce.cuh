@@ -1,0 +1,59 @@
+// The per-thread stage of every reduction: `workers` threads cooperatively reduce one contiguous
+// range, each returning its own partial. Scalar head until 16-byte alignment, then 16-byte packs
+// (kPacksInFlight independent loads per thread before they are combined), then a scalar tail.
+// Consecutive workers read consecutive packs, so every load instruction is coalesced.
+#pragma once
+
+#include <cstddef>
+
+#include "packed_access.cuh"
+
+namespace gpucore::gpu {
+
+template <int kPacksInFlight, class T, class Op>
+__device__ __forceinline__ T reduce_range_partial(const T* data, std::size_t n, std::size_t worker,
+                                                  std::size_t workers, Op op) {
+    constexpr int kLanes = Pack<T>::kCount;
+    const std::size_t head = elements_to_alignment(data, n);
+    T acc[kLanes];
+#pragma unroll
+    for (int l = 0; l < kLanes; ++l) acc[l] = Op::template identity<T>();
+
+    if (worker < head) acc[0] = data[worker];
+
+    const T* body = data + head;
+    const std::size_t packs = (n - head) / kLanes;
+    std::size_t p = worker;
+    // Full rounds: every one of the kPacksInFlight loads is in range.
+    const std::size_t round = workers * kPacksInFlight;
+    if (packs >= round) {
+        for (; p <= packs - round; p += round) {
+            Pack<T> loaded[kPacksInFlight];
+#pragma unroll
+            for (int j = 0; j < kPacksInFlight; ++j) loaded[j] = load_pack(body, p + j * workers);
+#pragma unroll
+            for (int j = 0; j < kPacksInFlight; ++j) {
+#pragma unroll
+                for (int l = 0; l < kLanes; ++l) acc[l] = op(acc[l], loaded[j].v[l]);
+            }
+        }
+    }
+    for (; p < packs; p += workers) {
+        const Pack<T> loaded = load_pack(body, p);
+#pragma unroll
+        for (int l = 0; l < kLanes; ++l) acc[l] = op(acc[l], loaded.v[l]);
+    }
+
+    const std::size_t tail_start = head + packs * kLanes;
+    if (worker < n - tail_start) acc[1 % kLanes] = op(acc[1 % kLanes], data[tail_start + worker]);
+
+    // Fold the lanes pairwise (a small tree, not a chain).
+#pragma unroll
+    for (int width = kLanes / 2; width > 0; width /= 2) {
+#pragma unroll
+        for (int l = 0; l < width; ++l) acc[l] = op(acc[l], acc[l + width]);
+    }
+    return acc[0];
+}
+
+} // namespace gpucore::gpu

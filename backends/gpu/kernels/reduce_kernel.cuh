@@ -1,0 +1,44 @@
+// reduce: one launch for any n. Each block reduces its share of the input (grid-stride over 16-byte
+// packs), block 0..G-1 publish partials, the last block to finish combines them and writes out[0].
+// With one block there are no partials and no ticket at all.
+#pragma once
+
+#include <cstddef>
+
+#include "block_reduce.cuh"
+#include "last_block.cuh"
+#include "range_reduce.cuh"
+
+namespace gpucore::gpu {
+
+template <class T, class Op, int kThreads, int kPacksInFlight>
+__global__ void __launch_bounds__(kThreads)
+    reduce_single_pass_kernel(const T* in, std::size_t n, T* out, T* partials,
+                              unsigned int* ticket) {
+    __shared__ BlockReduceStorage<T, kThreads> storage;
+    __shared__ bool is_last;
+    const Op op;
+    const std::size_t workers = static_cast<std::size_t>(gridDim.x) * kThreads;
+    const std::size_t worker = static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x;
+
+    T value = reduce_range_partial<kPacksInFlight>(in, n, worker, workers, op);
+    value = block_reduce<kThreads>(value, op, storage);
+    if (gridDim.x == 1) {
+        if (threadIdx.x == 0) out[0] = value;
+        return;
+    }
+    if (!publish_partial(value, partials + blockIdx.x, ticket, gridDim.x, &is_last)) return;
+
+    value = Op::template identity<T>();
+    for (unsigned int i = threadIdx.x; i < gridDim.x; i += kThreads) {
+        value = op(value, load_partial(partials + i));
+    }
+    __syncthreads(); // storage is reused
+    value = block_reduce<kThreads>(value, op, storage);
+    if (threadIdx.x == 0) {
+        out[0] = value;
+        *ticket = 0; // ready for the next launch on this stream
+    }
+}
+
+} // namespace gpucore::gpu

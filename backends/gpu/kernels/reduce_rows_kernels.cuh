@@ -1,0 +1,106 @@
+// reduce_rows: out[r] = op over row r of a rows x cols row-major matrix. Three kernels; the host
+// (reduce_rows_plan.hpp) picks one by the shape:
+//   sub-warp   cols <= 32: a logical sub-warp of Width = next power of two >= cols lanes per row,
+//              several rows per hardware warp (cooperative-groups tiled-partition style);
+//   warp-row   medium rows: one warp per row;
+//   block-row  long rows: one block per row, or `split` blocks per row that combine their
+//              partials with a per-row ticket (the last block of the row writes it) so that few
+//              long rows still fill the GPU in one launch.
+#pragma once
+
+#include <cstddef>
+
+#include "block_reduce.cuh"
+#include "last_block.cuh"
+#include "range_reduce.cuh"
+#include "warp_reduce.cuh"
+
+namespace gpucore::gpu {
+
+// Sub-warp rows. Each logical group of Width lanes owns rows group, group + G, ... (G groups in
+// the grid); it loads kRowsInFlight rows before reducing them. Loop bounds are warp-uniform, so
+// every lane of a warp takes part in every shuffle.
+template <class T, class Op, int Width, int kThreads, int kRowsInFlight>
+__global__ void __launch_bounds__(kThreads)
+    reduce_rows_subwarp_kernel(const T* in, std::size_t rows, std::size_t cols, T* out) {
+    const Op op;
+    const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x;
+    const std::size_t groups = static_cast<std::size_t>(gridDim.x) * (kThreads / Width);
+    const std::size_t group = thread / Width;
+    const std::size_t lane = thread % Width;
+    // The first group of this lane's hardware warp: the warp iterates while it has work.
+    const std::size_t warp_first_group =
+        (thread - static_cast<std::size_t>(threadIdx.x % kWarpSize)) / Width;
+
+    for (std::size_t base = 0; warp_first_group + base < rows; base += groups * kRowsInFlight) {
+        T values[kRowsInFlight];
+#pragma unroll
+        for (int u = 0; u < kRowsInFlight; ++u) {
+            const std::size_t row = base + group + u * groups;
+            values[u] = (row < rows && lane < cols) ? in[row * cols + lane]
+                                                    : Op::template identity<T>();
+        }
+#pragma unroll
+        for (int u = 0; u < kRowsInFlight; ++u) {
+            const T total = warp_reduce<Width>(values[u], op);
+            const std::size_t row = base + group + u * groups;
+            if (lane == 0 && row < rows) out[row] = total;
+        }
+    }
+}
+
+// One warp per row; warps stride over the rows.
+template <class T, class Op, int kThreads, int kPacksInFlight>
+__global__ void __launch_bounds__(kThreads)
+    reduce_rows_warp_kernel(const T* in, std::size_t rows, std::size_t cols, T* out) {
+    const Op op;
+    constexpr int kWarpsPerBlock = kThreads / kWarpSize;
+    const std::size_t warps = static_cast<std::size_t>(gridDim.x) * kWarpsPerBlock;
+    const std::size_t lane = threadIdx.x % kWarpSize;
+    for (std::size_t row = static_cast<std::size_t>(blockIdx.x) * kWarpsPerBlock +
+                           threadIdx.x / kWarpSize;
+         row < rows; row += warps) {
+        T value = reduce_range_partial<kPacksInFlight>(in + row * cols, cols, lane,
+                                                        static_cast<std::size_t>(kWarpSize), op);
+        value = warp_reduce<kWarpSize>(value, op);
+        if (lane == 0) out[row] = value;
+    }
+}
+
+// `split` blocks per row (split >= 1). Work item w = row * split + part; blocks stride over the
+// rows * split items. With split > 1 the parts of a row publish partials in
+// partials[w] and take tickets in tickets[row].
+template <class T, class Op, int kThreads, int kPacksInFlight>
+__global__ void __launch_bounds__(kThreads)
+    reduce_rows_block_kernel(const T* in, std::size_t rows, std::size_t cols, std::size_t split,
+                             T* out, T* partials, unsigned int* tickets) {
+    __shared__ BlockReduceStorage<T, kThreads> storage;
+    __shared__ bool is_last;
+    const Op op;
+    const std::size_t items = rows * split;
+    for (std::size_t item = blockIdx.x; item < items; item += gridDim.x) {
+        const std::size_t row = item / split;
+        const std::size_t part = item % split;
+        T value = reduce_range_partial<kPacksInFlight>(
+            in + row * cols, cols, part * kThreads + threadIdx.x, split * kThreads, op);
+        value = block_reduce<kThreads>(value, op, storage);
+        if (split == 1) {
+            if (threadIdx.x == 0) out[row] = value;
+        } else if (publish_partial(value, partials + item, tickets + row,
+                                   static_cast<unsigned int>(split), &is_last)) {
+            value = Op::template identity<T>();
+            for (std::size_t i = threadIdx.x; i < split; i += kThreads) {
+                value = op(value, load_partial(partials + row * split + i));
+            }
+            __syncthreads();
+            value = block_reduce<kThreads>(value, op, storage);
+            if (threadIdx.x == 0) {
+                out[row] = value;
+                tickets[row] = 0;
+            }
+        }
+        __syncthreads(); // storage and is_last are reused by the next item
+    }
+}
+
+} // namespace gpucore::gpu

@@ -1,0 +1,43 @@
+// transpose: out (cols x rows) = in (rows x cols)^T, row-major, any shape. A block moves one
+// kTile x kTile tile at a time through shared memory: rows of the tile are read coalesced from
+// `in` and written coalesced to `out`. The +1 column of padding puts the column walk of the second
+// phase on distinct banks (4-byte elements: 33-word stride; 8-byte: 66 words, conflict-free per
+// half-warp). Blocks stride over tiles, so any number of tiles fits one launch. Elements are
+// moved as raw bits (Word is a 4- or 8-byte unsigned type).
+#pragma once
+
+#include <cstddef>
+
+namespace gpucore::gpu {
+
+template <class Word, int kTile, int kBlockRows>
+__global__ void __launch_bounds__(kTile* kBlockRows)
+    transpose_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols) {
+    static_assert(kTile % kBlockRows == 0, "tile rows split evenly");
+    __shared__ Word tile[kTile][kTile + 1];
+    const std::size_t tiles_x = (cols + kTile - 1) / kTile;
+    const std::size_t tiles = tiles_x * ((rows + kTile - 1) / kTile);
+    const int tx = static_cast<int>(threadIdx.x);
+    const int ty = static_cast<int>(threadIdx.y);
+
+    for (std::size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const std::size_t tile_row = (t / tiles_x) * kTile; // first input row of the tile
+        const std::size_t tile_col = (t % tiles_x) * kTile; // first input column
+        const std::size_t in_col = tile_col + tx;
+#pragma unroll
+        for (int j = ty; j < kTile; j += kBlockRows) {
+            const std::size_t in_row = tile_row + j;
+            if (in_row < rows && in_col < cols) tile[j][tx] = in[in_row * cols + in_col];
+        }
+        __syncthreads();
+        const std::size_t out_col = tile_row + tx; // output column = input row
+#pragma unroll
+        for (int j = ty; j < kTile; j += kBlockRows) {
+            const std::size_t out_row = tile_col + j; // output row = input column
+            if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[tx][j];
+        }
+        __syncthreads(); // the tile is refilled by the next iteration
+    }
+}
+
+} // namespace gpucore::gpu

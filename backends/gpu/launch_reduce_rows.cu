@@ -1,0 +1,36 @@
+// reduce_rows: plan the shape, then launch the chosen kernel.
+#include "gpu_error.hpp"
+#include "launch.hpp"
+#include "reduce_rows_launchers.hpp"
+#include "tuning_policy.hpp"
+
+namespace gpucore::gpu {
+
+void launch_reduce_rows(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
+                        std::size_t rows, std::size_t cols, void* out, const LaunchContext& ctx) {
+    if (rows == 0) return;
+    const RowPlan plan = plan_reduce_rows(rows, cols, ctx.device,
+                                          TuningPolicy::Scratch::kPartialSlots,
+                                          TuningPolicy::Scratch::kTicketSlots);
+    launch_reduce_rows_planned(dtype, op, in, rows, cols, out, plan, ctx);
+}
+
+void launch_reduce_rows_planned(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
+                                std::size_t rows, std::size_t cols, void* out,
+                                const RowPlan& plan, const LaunchContext& ctx) {
+    if (rows == 0) return;
+    switch (plan.strategy) {
+    case RowStrategy::sub_warp:
+        launch_rows_sub_warp(dtype, op, in, rows, cols, out, plan, ctx);
+        return;
+    case RowStrategy::warp_per_row:
+        launch_rows_warp(dtype, op, in, rows, cols, out, plan, ctx);
+        return;
+    case RowStrategy::block_per_row:
+        launch_rows_block(dtype, op, in, rows, cols, out, plan, ctx);
+        return;
+    }
+    throw GpuError(GPUCORE_ERROR_PLUGIN, "reduce_rows: unknown strategy");
+}
+
+} // namespace gpucore::gpu

@@ -1,0 +1,28 @@
+// reduce_rows, long rows: one block per row, or plan.split blocks per row with a per-row ticket.
+#include "dtype_dispatch.cuh"
+#include "kernels/reduce_rows_kernels.cuh"
+#include "reduce_rows_launchers.hpp"
+#include "tuning_policy.hpp"
+
+namespace gpucore::gpu {
+
+void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
+                       std::size_t rows, std::size_t cols, void* out, const RowPlan& plan,
+                       const LaunchContext& ctx) {
+    using Policy = TuningPolicy::ReduceRows;
+    if (plan.split > 1 && (rows * plan.split > TuningPolicy::Scratch::kPartialSlots ||
+                           rows > TuningPolicy::Scratch::kTicketSlots)) {
+        throw GpuError(GPUCORE_ERROR_PLUGIN, "reduce_rows: split plan exceeds the scratch");
+    }
+    dispatch_reduce(dtype, op, [&](auto type, auto functor) {
+        using T = typename decltype(type)::type;
+        using Op = decltype(functor);
+        reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kBlockPacksPerThread>
+            <<<static_cast<unsigned int>(plan.grid), Policy::kBlockThreads, 0, ctx.stream>>>(
+                static_cast<const T*>(in), rows, cols, plan.split, static_cast<T*>(out),
+                static_cast<T*>(ctx.scratch.partials), ctx.scratch.tickets);
+        GPUCORE_GPU_CHECK(last_launch_error());
+    });
+}
+
+} // namespace gpucore::gpu

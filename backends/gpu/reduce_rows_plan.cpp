@@ -1,0 +1,103 @@
+#include "reduce_rows_plan.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "tuning_policy.hpp"
+
+namespace gpucore::gpu {
+namespace {
+
+using Policy = TuningPolicy::ReduceRows;
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return a / b + (a % b != 0); }
+
+int next_power_of_two(std::size_t n) {
+    int width = 1;
+    while (static_cast<std::size_t>(width) < n) width *= 2;
+    return width;
+}
+
+// Grid sizes are ints on the device side; blocks stride over any remaining work.
+std::size_t clamp_grid(std::size_t blocks) {
+    return std::max<std::size_t>(1, std::min<std::size_t>(blocks, INT_MAX));
+}
+
+RowPlan sub_warp_plan(std::size_t rows, std::size_t cols, const DeviceShape& device) {
+    RowPlan plan;
+    plan.strategy = RowStrategy::sub_warp;
+    plan.logical_width = next_power_of_two(std::max<std::size_t>(cols, 1));
+    const std::size_t rows_per_block_pass =
+        static_cast<std::size_t>(Policy::kSubWarpThreads / plan.logical_width) *
+        Policy::kSubWarpRowsInFlight;
+    plan.grid = clamp_grid(std::min(ceil_div(rows, rows_per_block_pass),
+                                    resident_blocks(device, Policy::kSubWarpThreads)));
+    return plan;
+}
+
+RowPlan warp_plan(std::size_t rows, const DeviceShape& device) {
+    RowPlan plan;
+    plan.strategy = RowStrategy::warp_per_row;
+    const std::size_t warps_per_block =
+        static_cast<std::size_t>(std::max(1, Policy::kWarpRowThreads / device.warp_size));
+    plan.grid = clamp_grid(std::min(ceil_div(rows, warps_per_block),
+                                    resident_blocks(device, Policy::kWarpRowThreads)));
+    return plan;
+}
+
+RowPlan block_plan(std::size_t rows, std::size_t split, std::size_t partial_slots,
+                   std::size_t ticket_slots) {
+    if (rows > ticket_slots) split = 1;
+    split = std::max<std::size_t>(1, std::min(split, partial_slots / std::max<std::size_t>(rows, 1)));
+    RowPlan plan;
+    plan.strategy = RowStrategy::block_per_row;
+    plan.split = split;
+    plan.grid = clamp_grid(rows * split);
+    return plan;
+}
+
+} // namespace
+
+RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& device,
+                         std::size_t partial_slots, std::size_t ticket_slots) {
+    if (cols <= static_cast<std::size_t>(Policy::kSubWarpMaxWidth)) {
+        return sub_warp_plan(rows, cols, device);
+    }
+    // A warp per row needs enough rows to occupy the SMs; with few rows, blocks split them.
+    const std::size_t enough_rows_for_warps = static_cast<std::size_t>(device.sm_count) * 4;
+    if (cols <= Policy::kWarpRowMaxCols && rows >= enough_rows_for_warps) {
+        return warp_plan(rows, device);
+    }
+    std::size_t split = 1;
+    if (rows < resident_blocks(device, Policy::kBlockThreads)) {
+        const std::size_t target =
+            static_cast<std::size_t>(device.sm_count) * Policy::kSplitTargetBlocksPerSm;
+        const std::size_t by_work = std::max<std::size_t>(
+            1, cols / (static_cast<std::size_t>(Policy::kBlockThreads) *
+                       Policy::kMinSplitElementsPerThread));
+        split = std::min(ceil_div(target, rows), by_work);
+    }
+    return block_plan(rows, split, partial_slots, ticket_slots);
+}
+
+RowPlan forced_row_plan(RowStrategy strategy, std::size_t rows, std::size_t cols,
+                        std::size_t split, const DeviceShape& device, std::size_t partial_slots,
+                        std::size_t ticket_slots) {
+    switch (strategy) {
+    case RowStrategy::sub_warp: return sub_warp_plan(rows, cols, device);
+    case RowStrategy::warp_per_row: return warp_plan(rows, device);
+    case RowStrategy::block_per_row: break;
+    }
+    return block_plan(rows, split, partial_slots, ticket_slots);
+}
+
+const char* to_string(RowStrategy strategy) noexcept {
+    switch (strategy) {
+    case RowStrategy::sub_warp: return "sub_warp";
+    case RowStrategy::warp_per_row: return "warp_per_row";
+    case RowStrategy::block_per_row: return "block_per_row";
+    }
+    return "?";
+}
+
+} // namespace gpucore::gpu

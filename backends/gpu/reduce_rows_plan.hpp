@@ -1,0 +1,37 @@
+// How reduce_rows runs a given shape: which kernel (see kernels/reduce_rows_kernels.cuh), with
+// which logical width or split, and how many blocks. Pure host logic, testable without a GPU.
+#pragma once
+
+#include <cstddef>
+
+#include "device_shape.hpp"
+
+namespace gpucore::gpu {
+
+enum class RowStrategy {
+    sub_warp,     // cols <= TuningPolicy::ReduceRows::kSubWarpMaxWidth: several rows per warp
+    warp_per_row, // medium rows, many of them
+    block_per_row // long rows; split > 1 spreads each row over several blocks
+};
+
+struct RowPlan {
+    RowStrategy strategy = RowStrategy::block_per_row;
+    int logical_width = 0;  // sub_warp: power of two >= cols (>= 1)
+    std::size_t split = 1;  // block_per_row: blocks per row
+    std::size_t grid = 0;   // blocks to launch (> 0 whenever rows > 0)
+};
+
+// The plan for rows x cols (rows > 0). `partial_slots` and `ticket_slots` are the per-stream
+// scratch capacities; a split plan never exceeds them.
+RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& device,
+                         std::size_t partial_slots, std::size_t ticket_slots);
+
+// A plan forcing `strategy` (tests and benchmarks use it to exercise each kernel on any shape).
+// sub_warp needs cols <= kSubWarpMaxWidth; a split is clamped to the scratch capacities.
+RowPlan forced_row_plan(RowStrategy strategy, std::size_t rows, std::size_t cols,
+                        std::size_t split, const DeviceShape& device, std::size_t partial_slots,
+                        std::size_t ticket_slots);
+
+const char* to_string(RowStrategy strategy) noexcept;
+
+} // namespace gpucore::gpu

@@ -1,0 +1,83 @@
+// Slots: allocate, deallocate, copy, fill.
+#include <string>
+
+#include "gpu_error.hpp"
+#include "launch.hpp"
+#include "plugin_handles.hpp"
+#include "plugin_slots.hpp"
+#include "plugin_state.hpp"
+#include "slot_guard.hpp"
+
+namespace gpucore::gpu::slots {
+namespace {
+
+// Managed memory may oversubscribe the device, but an oversubscribed allocation can stall the
+// whole GPU on some systems; we refuse more than is free instead, as out of memory.
+void check_managed_fits(std::size_t bytes) {
+    std::size_t free_bytes = 0;
+    std::size_t total_bytes = 0;
+    GPUCORE_GPU_CHECK(gpuMemGetInfo(&free_bytes, &total_bytes));
+    if (bytes > free_bytes) {
+        throw GpuError(GPUCORE_ERROR_OUT_OF_MEMORY,
+                       "managed allocation of " + std::to_string(bytes) + " bytes exceeds the " +
+                           std::to_string(free_bytes) + " bytes free on the device");
+    }
+}
+
+} // namespace
+
+gpucore_status allocate(int device, gpucore_memory_kind kind, size_t bytes, void** ptr,
+                        gpucore_message* msg) {
+    return guarded(msg, device, [&] {
+        ensure_usable(device);
+        DeviceScope scope(device);
+        void* p = nullptr;
+        switch (kind) {
+        case GPUCORE_MEMORY_DEVICE: GPUCORE_GPU_CHECK(gpuMalloc(&p, bytes)); break;
+        case GPUCORE_MEMORY_PINNED_HOST: GPUCORE_GPU_CHECK(gpuMallocHost(&p, bytes)); break;
+        case GPUCORE_MEMORY_MANAGED:
+            if (device_record(device).properties.supports_managed == 0) {
+                throw GpuError(GPUCORE_ERROR_NOT_SUPPORTED,
+                               "this device cannot allocate managed memory");
+            }
+            check_managed_fits(bytes);
+            GPUCORE_GPU_CHECK(gpuMallocManaged(&p, bytes, gpuMemAttachGlobal));
+            break;
+        default:
+            throw GpuError(GPUCORE_ERROR_NOT_SUPPORTED,
+                           "unknown memory kind " + std::to_string(kind));
+        }
+        *ptr = p;
+    });
+}
+
+gpucore_status deallocate(int device, gpucore_memory_kind kind, void* ptr, gpucore_message* msg) {
+    return guarded(msg, device, [&] {
+        DeviceScope scope(device);
+        if (kind == GPUCORE_MEMORY_PINNED_HOST) GPUCORE_GPU_CHECK(gpuFreeHost(ptr));
+        else GPUCORE_GPU_CHECK(gpuFree(ptr));
+    });
+}
+
+gpucore_status copy(void* dst, const void* src, size_t bytes, gpucore_copy_kind /*kind*/,
+                    gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, stream->device, [&] {
+        ensure_usable(stream->device);
+        if (bytes == 0) return;
+        DeviceScope scope(stream->device);
+        // Unified addressing: the runtime infers the direction (and stages pageable memory).
+        GPUCORE_GPU_CHECK(gpuMemcpyAsync(dst, src, bytes, gpuMemcpyDefault, stream->stream));
+    });
+}
+
+gpucore_status fill(void* dst, const void* value, size_t element_size, size_t count,
+                    gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, stream->device, [&] {
+        ensure_usable(stream->device);
+        DeviceScope scope(stream->device);
+        LaunchContext ctx{stream->stream, device_record(stream->device).shape, stream->scratch};
+        launch_fill(dst, value, element_size, count, ctx);
+    });
+}
+
+} // namespace gpucore::gpu::slots

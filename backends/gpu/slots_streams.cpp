@@ -1,0 +1,143 @@
+// Slots: streams and events.
+#include <memory>
+
+#include "gpu_error.hpp"
+#include "plugin_handles.hpp"
+#include "plugin_slots.hpp"
+#include "plugin_state.hpp"
+#include "slot_guard.hpp"
+
+namespace gpucore::gpu::slots {
+namespace {
+
+// *done = 1 / 0 for a completed / pending query; other results are errors.
+void query_result(gpuError_t err, int* done, const char* call) {
+    if (err == gpuSuccess) *done = 1;
+    else if (err == gpuErrorNotReady) *done = 0;
+    else check_call(err, call, __FILE__, __LINE__);
+}
+
+} // namespace
+
+gpucore_status stream_create(int device, gpucore_stream* stream, gpucore_message* msg) {
+    return guarded(msg, device, [&] {
+        ensure_usable(device);
+        DeviceScope scope(device);
+        auto impl = std::make_unique<gpucore_stream_impl>();
+        impl->device = device;
+        // Non-blocking: no implicit ordering with the legacy default stream of other code.
+        GPUCORE_GPU_CHECK(gpuStreamCreateWithFlags(&impl->stream, gpuStreamNonBlocking));
+        try {
+            impl->scratch = device_record(device).scratch.acquire(impl->stream);
+        } catch (...) {
+            (void)gpuStreamDestroy(impl->stream);
+            throw;
+        }
+        *stream = impl.release();
+    });
+}
+
+gpucore_status stream_destroy(gpucore_stream stream, gpucore_message* msg) {
+    const int device = stream->device;
+    const gpucore_status status = guarded(msg, device, [&] {
+        DeviceScope scope(device);
+        GPUCORE_GPU_CHECK(gpuStreamSynchronize(stream->stream));
+        device_record(device).scratch.release(stream->scratch);
+        stream->scratch = {};
+    });
+    // Whatever the synchronize said, the handle is gone after this call.
+    try {
+        DeviceScope scope(device);
+        (void)gpuStreamDestroy(stream->stream);
+    } catch (...) {
+    }
+    delete stream;
+    return status;
+}
+
+gpucore_status stream_synchronize(gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, stream->device, [&] {
+        ensure_usable(stream->device);
+        GPUCORE_GPU_CHECK(gpuStreamSynchronize(stream->stream));
+    });
+}
+
+gpucore_status stream_query(gpucore_stream stream, int* done, gpucore_message* msg) {
+    return guarded(msg, stream->device, [&] {
+        ensure_usable(stream->device);
+        query_result(gpuStreamQuery(stream->stream), done, "gpuStreamQuery(stream)");
+    });
+}
+
+gpucore_status stream_wait_event(gpucore_stream stream, gpucore_event event,
+                                 gpucore_message* msg) {
+    return guarded(msg, stream->device, [&] {
+        ensure_usable(stream->device);
+        DeviceScope scope(stream->device);
+        GPUCORE_GPU_CHECK(gpuStreamWaitEvent(stream->stream, event->event, 0));
+    });
+}
+
+gpucore_status event_create(int device, gpucore_event* event, gpucore_message* msg) {
+    return guarded(msg, device, [&] {
+        ensure_usable(device);
+        DeviceScope scope(device);
+        auto impl = std::make_unique<gpucore_event_impl>();
+        impl->device = device;
+        GPUCORE_GPU_CHECK(gpuEventCreate(&impl->event));
+        *event = impl.release();
+    });
+}
+
+gpucore_status event_destroy(gpucore_event event, gpucore_message* msg) {
+    const gpucore_status status = guarded(msg, event->device, [&] {
+        DeviceScope scope(event->device);
+        GPUCORE_GPU_CHECK(gpuEventDestroy(event->event));
+    });
+    delete event;
+    return status;
+}
+
+gpucore_status event_record(gpucore_event event, gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, stream->device, [&] {
+        ensure_usable(stream->device);
+        DeviceScope scope(stream->device);
+        GPUCORE_GPU_CHECK(gpuEventRecord(event->event, stream->stream));
+        event->recorded.store(true, std::memory_order_release);
+    });
+}
+
+gpucore_status event_synchronize(gpucore_event event, gpucore_message* msg) {
+    return guarded(msg, event->device, [&] {
+        ensure_usable(event->device);
+        GPUCORE_GPU_CHECK(gpuEventSynchronize(event->event));
+    });
+}
+
+gpucore_status event_query(gpucore_event event, int* done, gpucore_message* msg) {
+    return guarded(msg, event->device, [&] {
+        ensure_usable(event->device);
+        query_result(gpuEventQuery(event->event), done, "gpuEventQuery(event)");
+    });
+}
+
+gpucore_status event_elapsed_ms(gpucore_event start, gpucore_event end, double* ms,
+                                gpucore_message* msg) {
+    return guarded(msg, start->device, [&] {
+        ensure_usable(start->device);
+        if (!start->recorded.load(std::memory_order_acquire) ||
+            !end->recorded.load(std::memory_order_acquire)) {
+            throw GpuError(GPUCORE_ERROR_INVALID_ARGUMENT, "an event was never recorded");
+        }
+        float elapsed = 0.0f;
+        const gpuError_t err = gpuEventElapsedTime(&elapsed, start->event, end->event);
+        if (err == gpuErrorNotReady) {
+            throw GpuError(GPUCORE_ERROR_INVALID_ARGUMENT,
+                           "an event has not completed yet (synchronize it first)");
+        }
+        GPUCORE_GPU_CHECK(err);
+        *ms = static_cast<double>(elapsed);
+    });
+}
+
+} // namespace gpucore::gpu::slots

@@ -1,0 +1,58 @@
+// Every tuning constant of the GPU kernels, in one place (like CUB's tuning policies). Host code
+// sizes launches from these; kernels take them as template parameters, so the benchmark can time
+// other values without editing the kernels. Values measured on an H100/H200: see BENCHMARKS.md.
+#pragma once
+
+#include <cstddef>
+
+namespace gpucore::gpu {
+
+struct TuningPolicy {
+    // Bytes moved by one vector access: 16 (float4 / double2 / uint4).
+    static constexpr int kPackBytes = 16;
+
+    struct VectorAdd {
+        static constexpr int kThreads = 256;
+        static constexpr int kPacksPerThread = 4; // independent 16-byte loads in flight per input
+        static constexpr int kBlocksPerSmCap = 64; // grid cap, in blocks per SM (grid-stride beyond)
+    };
+    struct Fill {
+        static constexpr int kThreads = 256;
+        static constexpr int kBlocksPerSmCap = 64;
+    };
+    struct Reduce {
+        static constexpr int kThreads = 512;
+        static constexpr int kPacksPerThread = 4;
+        // Single pass: every block leaves one partial; the last block to finish combines them.
+        // The grid never exceeds the resident blocks (partials fit the per-stream scratch).
+        static constexpr int kMaxBlocks = 4096;
+    };
+    struct ReduceRows {
+        // Rows up to this many columns go to logical sub-warps of the next power-of-two width;
+        // every GPU we target has a hardware warp at least this wide.
+        static constexpr int kSubWarpMaxWidth = 32;
+        static constexpr int kSubWarpThreads = 256;
+        static constexpr int kSubWarpRowsInFlight = 8; // rows each sub-warp loads before reducing
+        // Rows up to this many columns get one warp each (when there are enough rows).
+        static constexpr std::size_t kWarpRowMaxCols = 2048;
+        static constexpr int kWarpRowThreads = 256;
+        static constexpr int kWarpRowPacksPerThread = 2;
+        // Longer rows: one block per row, or several (with a per-row ticket) when the rows are too
+        // few to fill the GPU.
+        static constexpr int kBlockThreads = 512;
+        static constexpr int kBlockPacksPerThread = 4;
+        static constexpr int kSplitTargetBlocksPerSm = 8; // aim when splitting rows over blocks
+        static constexpr std::size_t kMinSplitElementsPerThread = 64;
+    };
+    struct Transpose {
+        static constexpr int kTile = 32;     // tile edge, elements
+        static constexpr int kBlockRows = 8; // threads per tile column: each moves kTile/kBlockRows
+    };
+    // Per-stream scratch owned by the plugin: partials and tickets of the single-pass kernels.
+    struct Scratch {
+        static constexpr std::size_t kPartialSlots = 8192; // 8-byte slots
+        static constexpr std::size_t kTicketSlots = 1024;  // 32-bit counters, kept at 0 between runs
+    };
+};
+
+} // namespace gpucore::gpu
