@@ -109,7 +109,11 @@ template <class T, class Op>
 T reduce_pairwise(const T* x, std::size_t n) {
     if (n <= kLeaf) return reduce_leaf<T, Op>(x, n);
     const std::size_t half = n / 2 / kLanes<T> * kLanes<T>;
-    return Op::combine(reduce_pairwise<T, Op>(x, half), reduce_pairwise<T, Op>(x + half, n - half));
+    // Left half first, explicitly: as two arguments of one call the compiler may evaluate the
+    // right half first, walking memory backwards leaf by leaf and defeating the prefetchers.
+    const T left = reduce_pairwise<T, Op>(x, half);
+    const T right = reduce_pairwise<T, Op>(x + half, n - half);
+    return Op::combine(left, right);
 }
 
 template <class T, class Op>
