@@ -14,8 +14,6 @@
 namespace gpucore::cpu {
 namespace {
 
-constexpr std::size_t kPage = 4096;
-
 template <class T>
 void add_span(const T* a, const T* b, T* c, std::size_t n) {
     // c may equal a or b exactly: each element is read before it is written, so this is still a
@@ -57,26 +55,18 @@ void add_span_streaming(const T* a, const T* b, T* c, std::size_t n) {
 
 template <class T>
 void vector_add_typed(const T* a, const T* b, T* c, std::size_t n) {
-    const std::size_t bytes = 3 * n * sizeof(T);
-    const int threads = threads_for(bytes);
+    const std::size_t traffic = 3 * n * sizeof(T);
 #if defined(__SSE2__)
-    const bool streaming = bytes >= streaming_threshold_bytes();
-#else
-    const bool streaming = false;
-#endif
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-        const Range r =
-            thread_range(n, kPage / sizeof(T), omp_get_thread_num(), omp_get_num_threads());
-#if defined(__SSE2__)
-        if (streaming) {
-            add_span_streaming(a + r.begin, b + r.begin, c + r.begin, r.end - r.begin);
-        } else
-#endif
-        {
-            add_span(a + r.begin, b + r.begin, c + r.begin, r.end - r.begin);
-        }
+    if (traffic >= streaming_threshold_bytes()) {
+        parallel_blocks(n, sizeof(T), traffic, [=](std::size_t begin, std::size_t end) {
+            add_span_streaming(a + begin, b + begin, c + begin, end - begin);
+        });
+        return;
     }
+#endif
+    parallel_blocks(n, sizeof(T), traffic, [=](std::size_t begin, std::size_t end) {
+        add_span(a + begin, b + begin, c + begin, end - begin);
+    });
 }
 
 template <class T>
@@ -84,14 +74,10 @@ void fill_typed(void* dst, std::uint64_t pattern, std::size_t count) {
     T value;
     std::memcpy(&value, &pattern, sizeof(T));
     T* out = static_cast<T*>(dst);
-    const int threads = threads_for(count * sizeof(T));
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-        const Range r =
-            thread_range(count, kPage / sizeof(T), omp_get_thread_num(), omp_get_num_threads());
+    parallel_blocks(count, sizeof(T), count * sizeof(T), [=](std::size_t begin, std::size_t end) {
 #pragma omp simd
-        for (std::size_t i = r.begin; i < r.end; ++i) out[i] = value;
-    }
+        for (std::size_t i = begin; i < end; ++i) out[i] = value;
+    });
 }
 
 } // namespace
@@ -119,19 +105,10 @@ std::size_t element_size(gpucore_dtype dtype) noexcept {
 }
 
 void copy_bytes(void* dst, const void* src, std::size_t bytes) {
-    const int threads = threads_for(2 * bytes);
-    if (threads == 1) {
-        if (bytes != 0) std::memcpy(dst, src, bytes);
-        return;
-    }
-#pragma omp parallel num_threads(threads)
-    {
-        const Range r = thread_range(bytes, kPage, omp_get_thread_num(), omp_get_num_threads());
-        if (r.end > r.begin) {
-            std::memcpy(static_cast<char*>(dst) + r.begin, static_cast<const char*>(src) + r.begin,
-                        r.end - r.begin);
-        }
-    }
+    if (bytes == 0) return;
+    parallel_blocks(bytes, 1, 2 * bytes, [=](std::size_t begin, std::size_t end) {
+        std::memcpy(static_cast<char*>(dst) + begin, static_cast<const char*>(src) + begin, end - begin);
+    });
 }
 
 void fill_pattern(void* dst, std::uint64_t pattern, std::size_t element_bytes, std::size_t count) {

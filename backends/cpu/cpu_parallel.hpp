@@ -1,4 +1,4 @@
-// Small helpers shared by the kernels for splitting a range over an OpenMP team.
+// How the kernels share work over an OpenMP team, and the cache facts they tune for.
 #pragma once
 
 #include <omp.h>
@@ -13,25 +13,28 @@ namespace gpucore::cpu {
 // microseconds, which is more than the work itself.
 inline constexpr std::size_t kParallelThresholdBytes = std::size_t{256} << 10;
 
-// The half-open part [begin, end) of [0, n) that member `thread` of `threads` owns: contiguous
-// blocks whose boundaries are multiples of `granule` elements (so threads never share a cache
-// line of output, and aligned vector code keeps its alignment).
-struct Range {
-    std::size_t begin;
-    std::size_t end;
-};
-inline Range thread_range(std::size_t n, std::size_t granule, int thread, int threads) {
-    const std::size_t granules = (n + granule - 1) / granule;
-    const std::size_t t = static_cast<std::size_t>(thread);
-    const std::size_t count = static_cast<std::size_t>(threads);
-    const std::size_t first = granules * t / count;
-    const std::size_t last = granules * (t + 1) / count;
-    return {std::min(n, first * granule), std::min(n, last * granule)};
-}
+// Work is handed out in blocks of about this many bytes, dynamically: a thread that shares its core
+// with another process (common on small shared machines) then takes fewer blocks instead of
+// holding up the whole team, as a static split would. 256 KiB keeps the scheduling cost (one
+// atomic per block) negligible and each block long enough for the prefetchers.
+inline constexpr std::size_t kBlockBytes = std::size_t{256} << 10;
 
 // Threads to use for `bytes` of traffic: 1 below the threshold, else the OpenMP default.
 inline int threads_for(std::size_t bytes) {
     return bytes < kParallelThresholdBytes ? 1 : omp_get_max_threads();
+}
+
+// Calls body(begin, end) for consecutive blocks covering [0, n) elements of `element_bytes` each;
+// blocks hold a multiple of 4 KiB, so they start on page (and cache line) boundaries when the
+// data does. `traffic_bytes` (all bytes read and written) decides whether a team is used.
+template <class Body>
+void parallel_blocks(std::size_t n, std::size_t element_bytes, std::size_t traffic_bytes,
+                     const Body& body) {
+    const std::size_t block = kBlockBytes / element_bytes;
+    const std::size_t blocks = (n + block - 1) / block;
+    const int threads = threads_for(traffic_bytes);
+#pragma omp parallel for schedule(dynamic) num_threads(threads) if (threads > 1 && blocks > 1)
+    for (std::size_t k = 0; k < blocks; ++k) body(k * block, std::min(n, (k + 1) * block));
 }
 
 // Outputs larger than the last-level cache are written with non-temporal stores: the data would be

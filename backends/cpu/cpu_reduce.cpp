@@ -10,11 +10,9 @@
 // do not depend on the thread count, so results are reproducible on any machine size.
 #include <omp.h>
 
-#include <cmath>
 #include <limits>
 #include <memory>
 #include <type_traits>
-#include <vector>
 
 #include "cpu_kernels.hpp"
 #include "cpu_parallel.hpp"
@@ -121,8 +119,10 @@ void reduce_rows_typed(const T* in, std::size_t rows, std::size_t cols, T* out) 
     if (rows == 0) return;
     const int threads = threads_for(rows * cols * sizeof(T));
     if (cols <= kChunk) {
-        // One work item per row: parallel over rows.
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+        // One work item per row: parallel over rows (dynamic in groups of rows of about one chunk,
+        // see kBlockBytes for why dynamic).
+        const int rows_per_grab = static_cast<int>(std::max<std::size_t>(1, kChunk / std::max<std::size_t>(cols, 1)));
+#pragma omp parallel for num_threads(threads) schedule(dynamic, rows_per_grab) if (threads > 1)
         for (std::size_t r = 0; r < rows; ++r) out[r] = reduce_pairwise<T, Op>(in + r * cols, cols);
         return;
     }
@@ -132,7 +132,7 @@ void reduce_rows_typed(const T* in, std::size_t rows, std::size_t cols, T* out) 
     std::unique_ptr<T[]> partials(new T[items]);
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic)
         for (std::size_t item = 0; item < items; ++item) {
             const std::size_t r = item / chunks_per_row;
             const std::size_t first = item % chunks_per_row * kChunk;

@@ -114,8 +114,9 @@ void transpose_typed(const E* in, E* out, Shape s) {
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
         alignas(64) E buf[T * T];
-        // Tile columns innermost: consecutive tiles of a thread continue the same input rows.
-#pragma omp for collapse(2) schedule(static)
+        // Tile columns innermost: consecutive tiles continue the same input rows. Dynamic in groups of
+        // a few tiles: see kBlockBytes in cpu_parallel.hpp.
+#pragma omp for collapse(2) schedule(dynamic, 4)
         for (std::size_t tr = 0; tr < tile_rows; ++tr) {
             for (std::size_t tc = 0; tc < tile_cols; ++tc) {
                 const std::size_t r0 = tr * T;
