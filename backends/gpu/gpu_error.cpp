@@ -1,5 +1,6 @@
 #include "gpu_error.hpp"
 
+#include <cctype>
 #include <cstring>
 
 namespace gpucore::gpu {
@@ -10,10 +11,26 @@ gpucore_status status_of(gpuError_t err) noexcept {
     return GPUCORE_ERROR_DEVICE;
 }
 
+std::string vendor_call_text(const char* call_text) {
+    std::string text;
+    for (const char* p = call_text; *p != '\0'; ++p) {
+        const bool starts_word =
+            p == call_text || !(std::isalnum(static_cast<unsigned char>(p[-1])) || p[-1] == '_');
+        if (starts_word && std::strncmp(p, "gpu", 3) == 0 &&
+            std::isupper(static_cast<unsigned char>(p[3]))) {
+            text += GPUCORE_GPU_API_PREFIX;
+            p += 2;
+        } else {
+            text += *p;
+        }
+    }
+    return text;
+}
+
 std::string describe_call_failure(gpuError_t err, const char* call_text, const char* file,
                                   int line) {
     const char* base = std::strrchr(file, '/');
-    std::string text = call_text;
+    std::string text = vendor_call_text(call_text);
     text += ": ";
     text += gpuGetErrorString(err);
     text += " (";

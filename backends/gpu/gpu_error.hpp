@@ -29,6 +29,9 @@ private:
 //   BACKEND_UNAVAILABLE, anything else -> DEVICE.
 gpucore_status status_of(gpuError_t err) noexcept;
 
+// The call as written with the vendor's names: "gpuMalloc(&p, n)" -> "cudaMalloc(&p, n)".
+std::string vendor_call_text(const char* call_text);
+
 // "cudaMalloc(&p, bytes): out of memory (cudaErrorMemoryAllocation) at gpu_memory.cpp:42".
 std::string describe_call_failure(gpuError_t err, const char* call_text, const char* file,
                                   int line);

@@ -35,6 +35,7 @@
 #define GPUCORE_GPU_STR(x) GPUCORE_GPU_STR_(x)
 #if GPUCORE_GPU_IS_HIP
 #define GPUCORE_GPU_BACKEND_NAME "hip"
+#define GPUCORE_GPU_API_PREFIX "hip" // what "gpu" in gpuMalloc(...) stands for, in messages
 #define GPUCORE_GPU_VENDOR_NAME "AMD"
 #define GPUCORE_GPU_RUNTIME_NAME "HIP runtime"
 #define GPUCORE_GPU_RUNTIME_VERSION_TEXT                                                          \
@@ -89,6 +90,7 @@ using gpuDeviceAttr_t = hipDeviceAttribute_t;
 #define gpuEventElapsedTime hipEventElapsedTime
 #else
 #define GPUCORE_GPU_BACKEND_NAME "cuda"
+#define GPUCORE_GPU_API_PREFIX "cuda" // what "gpu" in gpuMalloc(...) stands for, in messages
 #define GPUCORE_GPU_VENDOR_NAME "NVIDIA"
 #define GPUCORE_GPU_RUNTIME_NAME "CUDA runtime"
 #define GPUCORE_GPU_RUNTIME_VERSION_TEXT GPUCORE_GPU_STR(CUDART_VERSION)

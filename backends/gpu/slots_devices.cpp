@@ -45,7 +45,7 @@ std::unique_ptr<DeviceRecord> describe_device(int device) {
 }
 
 std::string runtime_failure(gpuError_t err, const char* call) {
-    return std::string(call) + ": " + gpuGetErrorString(err) + " (" + gpuGetErrorName(err) + ")";
+    return vendor_call_text(call) + ": " + gpuGetErrorString(err) + " (" + gpuGetErrorName(err) + ")";
 }
 
 } // namespace

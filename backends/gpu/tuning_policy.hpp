@@ -24,7 +24,7 @@ struct TuningPolicy {
         static constexpr int kThreads = 512;
         static constexpr int kPacksPerThread = 4;
         // Single pass: every block leaves one partial; the last block to finish combines them.
-        // The grid never exceeds the resident blocks (partials fit the per-stream scratch).
+        // Grid: enough blocks to cover n, at most kMaxBlocks (<= the scratch's partial slots).
         static constexpr int kMaxBlocks = 4096;
     };
     struct ReduceRows {

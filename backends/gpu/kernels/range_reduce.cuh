@@ -14,10 +14,13 @@ template <int kPacksInFlight, class T, class Op>
 __device__ __forceinline__ T reduce_range_partial(const T* data, std::size_t n, std::size_t worker,
                                                   std::size_t workers, Op op) {
     constexpr int kLanes = Pack<T>::kCount;
+    constexpr int kAccumulators = kPacksInFlight * kLanes; // a power of two
     const std::size_t head = elements_to_alignment(data, n);
-    T acc[kLanes];
+    // One accumulator per loaded value: short independent chains (accuracy and ILP), folded as a
+    // tree at the end.
+    T acc[kAccumulators];
 #pragma unroll
-    for (int l = 0; l < kLanes; ++l) acc[l] = Op::template identity<T>();
+    for (int a = 0; a < kAccumulators; ++a) acc[a] = Op::template identity<T>();
 
     if (worker < head) acc[0] = data[worker];
 
@@ -34,24 +37,28 @@ __device__ __forceinline__ T reduce_range_partial(const T* data, std::size_t n, 
 #pragma unroll
             for (int j = 0; j < kPacksInFlight; ++j) {
 #pragma unroll
-                for (int l = 0; l < kLanes; ++l) acc[l] = op(acc[l], loaded[j].v[l]);
+                for (int l = 0; l < kLanes; ++l) {
+                    acc[j * kLanes + l] = op(acc[j * kLanes + l], loaded[j].v[l]);
+                }
             }
         }
     }
-    for (; p < packs; p += workers) {
+    for (; p < packs; p += workers) { // fewer than kPacksInFlight remain
         const Pack<T> loaded = load_pack(body, p);
 #pragma unroll
         for (int l = 0; l < kLanes; ++l) acc[l] = op(acc[l], loaded.v[l]);
     }
 
     const std::size_t tail_start = head + packs * kLanes;
-    if (worker < n - tail_start) acc[1 % kLanes] = op(acc[1 % kLanes], data[tail_start + worker]);
+    if (worker < n - tail_start) {
+        acc[kAccumulators - 1] = op(acc[kAccumulators - 1], data[tail_start + worker]);
+    }
 
-    // Fold the lanes pairwise (a small tree, not a chain).
+    // Fold the accumulators pairwise (a small tree, not a chain).
 #pragma unroll
-    for (int width = kLanes / 2; width > 0; width /= 2) {
+    for (int width = kAccumulators / 2; width > 0; width /= 2) {
 #pragma unroll
-        for (int l = 0; l < width; ++l) acc[l] = op(acc[l], acc[l + width]);
+        for (int a = 0; a < width; ++a) acc[a] = op(acc[a], acc[a + width]);
     }
     return acc[0];
 }

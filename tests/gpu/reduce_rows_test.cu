@@ -1,0 +1,97 @@
+// reduce_rows through its launcher, with the planner's choice and with each strategy forced on
+// shapes it would not normally get: rows of 0, 1, odd and power-of-two lengths, few long rows,
+// many short ones, row starts off 16-byte alignment.
+#include "gpu_test_support.cuh"
+#include "reduce_rows_plan.hpp"
+
+namespace gpu_test {
+namespace {
+
+using gpucore::gpu::RowPlan;
+using gpucore::gpu::RowStrategy;
+using gpucore::gpu::TuningPolicy;
+
+template <class T>
+class ReduceRows : public GpuTest {
+protected:
+    // nullptr plan: the planner decides.
+    void check(std::size_t rows, std::size_t cols, gpucore_reduce_op op, const RowPlan* plan) {
+        SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", op " + op_name(op) +
+                     ", " + (plan ? to_string(plan->strategy) : "planned") +
+                     (plan ? " split " + std::to_string(plan->split) : std::string()));
+        const std::vector<T> input = random_values<T>(rows * cols, op);
+        DeviceArray<T> in(rows * cols), out(rows + 1);
+        ASSERT_TRUE(in.ok() && out.ok());
+        in.upload(input);
+        out.poison();
+        const std::vector<T> poisoned = out.download(rows + 1);
+        if (plan) {
+            gpucore::gpu::launch_reduce_rows_planned(dtype_of<T>(), op, in.data(), rows, cols,
+                                                     out.data(), *plan, ctx_);
+        } else {
+            gpucore::gpu::launch_reduce_rows(dtype_of<T>(), op, in.data(), rows, cols, out.data(),
+                                             ctx_);
+        }
+        sync();
+        const std::vector<T> got = out.download(rows + 1);
+        for (std::size_t r = 0; r < rows; ++r) {
+            const T* row = input.data() + r * cols;
+            const double want = reference_reduce(row, cols, op);
+            ASSERT_TRUE(close_to(got[r], want, allowed_error(row, cols, op, want))) << "row " << r;
+        }
+        EXPECT_EQ(0, std::memcmp(&got[rows], &poisoned[rows], sizeof(T))) << "out[rows] written";
+    }
+
+    RowPlan forced(RowStrategy strategy, std::size_t rows, std::size_t cols, std::size_t split) {
+        return gpucore::gpu::forced_row_plan(strategy, rows, cols, split, ctx_.device,
+                                             TuningPolicy::Scratch::kPartialSlots,
+                                             TuningPolicy::Scratch::kTicketSlots);
+    }
+};
+
+using Types = testing::Types<float, double, std::int32_t, std::uint32_t>;
+TYPED_TEST_SUITE(ReduceRows, Types);
+
+struct Shape {
+    std::size_t rows, cols;
+};
+
+TYPED_TEST(ReduceRows, PlannedShapes) {
+    const Shape shapes[] = {{1, 0},   {7, 0},     {1, 1},     {1000, 1},  {999, 3},   {777, 16},
+                            {513, 17}, {100, 32}, {1000, 33}, {50, 1000}, {4097, 100}, {3, 100003},
+                            {8, 1 << 20}, {2, 2049}, {600, 5000}, {1, 1 << 22}};
+    for (const Shape& s : shapes) {
+        for (gpucore_reduce_op op : kAllOps) this->check(s.rows, s.cols, op, nullptr);
+    }
+}
+
+TYPED_TEST(ReduceRows, SubWarpAtEveryWidth) {
+    for (std::size_t cols = 0; cols <= static_cast<std::size_t>(TuningPolicy::ReduceRows::kSubWarpMaxWidth);
+         ++cols) {
+        const RowPlan plan = this->forced(RowStrategy::sub_warp, 3001, cols, 1);
+        this->check(3001, cols, GPUCORE_REDUCE_SUM, &plan);
+        this->check(3001, cols, GPUCORE_REDUCE_MIN, &plan);
+    }
+}
+
+TYPED_TEST(ReduceRows, WarpPerRowOnAnyShape) {
+    for (const Shape& s : {Shape{1, 1}, Shape{5, 7}, Shape{333, 33}, Shape{64, 5000}, Shape{2, 70001}}) {
+        const RowPlan plan = this->forced(RowStrategy::warp_per_row, s.rows, s.cols, 1);
+        this->check(s.rows, s.cols, GPUCORE_REDUCE_SUM, &plan);
+        this->check(s.rows, s.cols, GPUCORE_REDUCE_MAX, &plan);
+    }
+}
+
+TYPED_TEST(ReduceRows, BlocksPerRowWithAndWithoutSplit) {
+    for (const Shape& s : {Shape{1, 1}, Shape{3, 31}, Shape{17, 4099}, Shape{5, 300007}}) {
+        for (std::size_t split : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{64}}) {
+            const RowPlan plan = this->forced(RowStrategy::block_per_row, s.rows, s.cols, split);
+            // Twice: the per-row tickets must be back at zero after the first run.
+            this->check(s.rows, s.cols, GPUCORE_REDUCE_SUM, &plan);
+            this->check(s.rows, s.cols, GPUCORE_REDUCE_PROD, &plan);
+        }
+    }
+}
+
+} // namespace
+} // namespace gpu_test
