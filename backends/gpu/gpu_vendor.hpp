@@ -177,7 +177,9 @@ inline bool is_no_device_error(gpuError_t err) noexcept {
 // The architecture string users see: "sm_90" on NVIDIA, "gfx90a:sramecc+:xnack-" on AMD.
 inline void format_architecture(const gpuDeviceProp_t& props, char* out, std::size_t capacity) {
 #if GPUCORE_GPU_IS_HIP
-    std::snprintf(out, capacity, "%s", props.gcnArchName);
+    // The precision bounds the copy (gcnArchName holds 256 bytes): truncation is intended.
+    std::snprintf(out, capacity, "%.*s", static_cast<int>(capacity > 0 ? capacity - 1 : 0),
+                  props.gcnArchName);
 #else
     std::snprintf(out, capacity, "sm_%d%d", props.major, props.minor);
 #endif
