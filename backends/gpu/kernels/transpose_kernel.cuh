@@ -25,14 +25,16 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
         const std::size_t tile_col = (t % tiles_x) * kTile; // first input column
         const std::size_t in_col = tile_col + tx;
 #pragma unroll
-        for (int j = ty; j < kTile; j += kBlockRows) {
+        for (int k = 0; k < kTile / kBlockRows; ++k) { // a constant trip count: clang unrolls it
+            const int j = ty + k * kBlockRows;
             const std::size_t in_row = tile_row + j;
             if (in_row < rows && in_col < cols) tile[j][tx] = in[in_row * cols + in_col];
         }
         __syncthreads();
         const std::size_t out_col = tile_row + tx; // output column = input row
 #pragma unroll
-        for (int j = ty; j < kTile; j += kBlockRows) {
+        for (int k = 0; k < kTile / kBlockRows; ++k) {
+            const int j = ty + k * kBlockRows;
             const std::size_t out_row = tile_col + j; // output row = input column
             if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[tx][j];
         }
