@@ -4,6 +4,7 @@
 #include "cpu_backend.h"
 
 #include <chrono>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <system_error>

@@ -1,6 +1,7 @@
 // Element-wise kernels: copy, fill, vector_add.
 #include <omp.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "cpu_kernels.hpp"

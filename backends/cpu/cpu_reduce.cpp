@@ -10,6 +10,8 @@
 // do not depend on the thread count, so results are reproducible on any machine size.
 #include <omp.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <type_traits>

@@ -1,5 +1,6 @@
 #include "cpu_status.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 

@@ -10,6 +10,7 @@
 // the same for every dtype of one size.
 #include <omp.h>
 
+#include <cstdint>
 #include <cstring>
 
 #include "cpu_kernels.hpp"
