@@ -87,6 +87,8 @@ TimingStats time_copy(const Device& device, double bytes_moved, std::size_t repe
     Stream stream(device);
     for (std::size_t i = 0; i < warmup_runs; ++i)
         dst[i % sets].copy_from_async(stream, src[i % sets]);
+    stream.synchronize();
+    settle_host_threads();
     const auto times = event_times_ms(
         stream, repeats, [](std::size_t) {},
         [&](std::size_t i) { dst[next_set(i, sets)].copy_from_async(stream, src[next_set(i, sets)]); });
@@ -113,7 +115,9 @@ PeerResult time_openmp_peer(OpCase<T>& op, Stream& stream, std::size_t repeats) 
     }
     PeerResult r;
     r.name = "openmp_loop";
+    settle_host_threads();
     r.peer_wall = summarize(wall_times_ms(repeats, [&](std::size_t i) { peer(next_set(i, sets)); }));
+    settle_host_threads();
     r.gpucore_wall =
         summarize(wall_times_ms(repeats, [&](std::size_t i) { ours(next_set(i, sets)); }));
     r.speedup = r.gpucore_wall.median_ms > 0 ? r.peer_wall.median_ms / r.gpucore_wall.median_ms : 0;
@@ -138,6 +142,8 @@ BenchResult bench_case(const Device& device, const BenchCase& bc, std::size_t re
         op.enqueue(stream, 0);
         result.run.verification = op.verify(stream, 0);
         for (std::size_t i = 1; i < warmup_runs; ++i) op.enqueue(stream, i % op.sets());
+        stream.synchronize();
+        settle_host_threads();
         const auto times = event_times_ms(
             stream, repeats, [](std::size_t) {},
             [&](std::size_t i) { op.enqueue(stream, next_set(i, op.sets())); });

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.footer("Exit codes: 0 success, 1 a result failed verification, 2 usage error, "
                "3 gpucore error (e.g. backend unavailable).\n"
-               "Environment: GPU_BACKEND, GPUCORE_PLUGIN_PATH, GPUCORE_LOG_LEVEL.");
+               "Environment: GPU_BACKEND, GPUCORE_PLUGIN_PATH, GPUCORE_LOG_LEVEL.\n");
 
     InfoOptions info;
     RunOptions run;
@@ -52,6 +52,11 @@ int main(int argc, char** argv) {
     CLI::App* info_cmd = add_info_command(app, info);
     CLI::App* run_cmd = add_run_command(app, run);
     CLI::App* bench_cmd = add_bench_command(app, bench);
+
+    // CLI11 reports a misspelt command only as "A subcommand is required"; name it instead.
+    const std::string first = argc > 1 ? argv[1] : "";
+    if (!first.empty() && first[0] != '-' && first != "info" && first != "run" && first != "bench")
+        return usage_error(std::string("unknown command '") + argv[1] + "'", nullptr);
 
     const CLI::App* chosen = nullptr;
     try {

@@ -1,5 +1,7 @@
 #include "run_command.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <vector>
 
@@ -82,6 +84,7 @@ CaseResult run_case(const Device& device, const CaseSpec& spec, std::size_t repe
     result.device = device;
     result.seed = seed;
     result.verification = op.verify(stream, 0);
+    settle_host_threads();
     const auto times = event_times_ms(
         stream, repeats,
         [&](std::size_t i) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <thread>
 #include <vector>
 
 #include "gpucore/stream.hpp"
@@ -69,6 +70,12 @@ std::vector<double> wall_times_ms(std::size_t repeats, Run&& run) {
     }
     return times;
 }
+
+// Sleeps long enough for idle OpenMP teams to stop spinning (libgomp spins for about a
+// millisecond before it sleeps). Called before each timed phase: on a CPU backend the host's own
+// parallel work (random fill, verification, the OpenMP peer) and the backend's threads share the
+// cores, and a team still spinning would slow the phase measured next.
+inline void settle_host_threads() { std::this_thread::sleep_for(std::chrono::milliseconds(20)); }
 
 // Effective bandwidth in GB/s (1e9 bytes per second); 0 when the time is 0.
 inline double gbps(double bytes, double ms) { return ms > 0 ? bytes / (ms * 1e6) : 0.0; }
