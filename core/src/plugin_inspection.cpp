@@ -94,9 +94,9 @@ std::string check_elf_structure(std::ifstream& in, std::uint64_t file_size) {
     if (header.e_shstrndx >= header.e_shnum) return "malformed ELF file (bad section name index)";
     const std::uint64_t table_bytes = std::uint64_t{header.e_shnum} * sizeof(Elf64_Shdr);
     if (!range_within(header.e_shoff, table_bytes, file_size)) {
-        return "truncated ELF file (section headers end at byte " +
-               std::to_string(header.e_shoff + table_bytes) + ", file has " +
-               std::to_string(file_size) + " bytes)";
+        return "truncated ELF file (section headers at offset " + std::to_string(header.e_shoff) +
+               ", " + std::to_string(table_bytes) + " bytes, file has " + std::to_string(file_size) +
+               " bytes)";
     }
     in.seekg(static_cast<std::streamoff>(header.e_shoff));
     for (unsigned i = 0; i < header.e_shnum; ++i) {
@@ -105,9 +105,9 @@ std::string check_elf_structure(std::ifstream& in, std::uint64_t file_size) {
         if (!in) return "cannot read ELF section header " + std::to_string(i);
         if (section.sh_type == SHT_NOBITS || section.sh_type == SHT_NULL) continue;
         if (!range_within(section.sh_offset, section.sh_size, file_size)) {
-            return "truncated ELF file (section " + std::to_string(i) + " ends at byte " +
-                   std::to_string(section.sh_offset + section.sh_size) + ", file has " +
-                   std::to_string(file_size) + " bytes)";
+            return "truncated ELF file (section " + std::to_string(i) + " at offset " +
+                   std::to_string(section.sh_offset) + ", " + std::to_string(section.sh_size) +
+                   " bytes, file has " + std::to_string(file_size) + " bytes)";
         }
         if ((section.sh_type == SHT_SYMTAB || section.sh_type == SHT_DYNSYM) &&
             section.sh_size % sizeof(Elf64_Sym) != 0) {

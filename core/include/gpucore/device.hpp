@@ -87,7 +87,9 @@ struct PluginCandidate {
     enum class Outcome { loaded, skipped };
     std::string path;      // file considered (as found; symlinks are reported in reason)
     Outcome outcome = Outcome::skipped;
-    std::string backend;   // backend name when loaded (or known), else empty
+    std::string backend;   // backend name: the table's when it was read, else guessed from a
+                           // "libgpucore-<name>.so" file name (so GPU_BACKEND=<name> can report
+                           // this file's reason), else empty
     std::string reason;    // why skipped; for loaded files, notes such as "0 devices: ..."
 };
 
