@@ -67,6 +67,8 @@ struct ScratchCleanup {
 };
 ScratchCleanup scratch_cleanup;
 
+constexpr const char* setpriv_path = "/usr/bin/setpriv";
+
 } // namespace
 
 std::optional<CandidateRecord> ProbeResult::candidate(const std::string& suffix) const {
@@ -92,9 +94,16 @@ ProbeResult run_probe(const ProbeOptions& options) {
 
     std::string probe = GPUCORE_PROBE_PATH;
     std::string run_flag = "--run";
-    std::vector<char*> argv = {probe.data()};
+    std::string setpriv = setpriv_path;
+    std::string setpriv_uid = "--reuid=65534", setpriv_gid = "--regid=65534", setpriv_groups = "--clear-groups";
+    std::vector<char*> argv;
+    if (options.as_nobody) {
+        argv = {setpriv.data(), setpriv_uid.data(), setpriv_gid.data(), setpriv_groups.data()};
+    }
+    argv.push_back(probe.data());
     if (options.run_vector_add) argv.push_back(run_flag.data());
     argv.push_back(nullptr);
+    const std::string program = options.as_nobody ? setpriv : probe;
 
     int pipe_fds[2];
     if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
@@ -106,12 +115,12 @@ ProbeResult run_probe(const ProbeOptions& options) {
         posix_spawn_file_actions_addchdir_np(&actions, options.working_directory.c_str());
     }
     pid_t pid = 0;
-    const int spawn_error = ::posix_spawn(&pid, probe.c_str(), &actions, nullptr, argv.data(), envp.data());
+    const int spawn_error = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     ::close(pipe_fds[1]);
     if (spawn_error != 0) {
         ::close(pipe_fds[0]);
-        throw std::runtime_error(std::string("posix_spawn(") + probe + "): " + std::strerror(spawn_error));
+        throw std::runtime_error("posix_spawn(" + program + "): " + std::strerror(spawn_error));
     }
     ProbeResult result;
     char buffer[4096];
@@ -131,6 +140,8 @@ ProbeResult run_probe(const ProbeOptions& options) {
     parse(result);
     return result;
 }
+
+bool setpriv_available() { return ::access(setpriv_path, X_OK) == 0; }
 
 std::string make_scratch_folder(const std::string& tag) {
     std::filesystem::create_directories(GPUCORE_TEST_SCRATCH_DIR);

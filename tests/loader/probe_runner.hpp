@@ -42,7 +42,12 @@ struct ProbeOptions {
     std::map<std::string, std::string> environment; // the child's ENTIRE environment besides PATH
     std::string working_directory;                  // empty: inherit
     bool run_vector_add = true;
+    // Run the probe as user/group 65534 (nobody) through setpriv: lets a test running as root
+    // check what an ordinary user cannot read. Callers skip when setpriv_available() is false.
+    bool as_nobody = false;
 };
+
+bool setpriv_available();
 
 // Spawns GPUCORE_PROBE_PATH with posix_spawn and waits for it (output read through a pipe).
 ProbeResult run_probe(const ProbeOptions& options);
