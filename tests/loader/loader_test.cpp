@@ -368,5 +368,24 @@ TEST(Loader, ExplicitlySelectedPluginThatWasSkippedCarriesItsReason) {
     EXPECT_THAT(r.output, HasSubstr("[error]")) << "an explicitly named backend that fails is logged at error level";
 }
 
+TEST(Loader, DiscoveryRacedFromManyThreadsRunsOnce) {
+    ProbeOptions options;
+    options.environment = {{"GPUCORE_PLUGIN_PATH", std::string(GPUCORE_TEMPLATE_PLUGIN_PATH) + ":" +
+                                                       GPUCORE_FIXTURE_NULLENTRY_PATH},
+                           {"GPUCORE_LOG_LEVEL", "debug"}};
+    options.race_threads = 16;
+    const ProbeResult r = run_probe(options);
+    EXPECT_EQ(r.exit_status, 0) << describe(r);
+    EXPECT_THAT(r.race, ::testing::StartsWith("ok 16 threads")) << describe(r);
+    // Each candidate is logged once per discovery: twice would mean discovery ran twice.
+    std::size_t logged = 0;
+    for (std::size_t pos = r.output.find("plugin candidate "); pos != std::string::npos;
+         pos = r.output.find("plugin candidate ", pos + 1)) {
+        ++logged;
+    }
+    EXPECT_EQ(logged, r.candidates.size()) << describe(r);
+    EXPECT_GE(r.candidates.size(), 2u);
+}
+
 } // namespace
 } // namespace gpucore::test

@@ -6,12 +6,15 @@
 //   selected  <TAB> backend:index             (default_device(), i.e. GPU_BACKEND)
 //   error     <TAB> code <TAB> message        (when default_device() throws)
 //   run       <TAB> ok|FAILED <TAB> detail    (vector_add of 1000 f32 on the selected device)
+//   race      <TAB> ok|FAILED <TAB> detail    (--race N: N threads start the runtime at once)
 //
 // Exit status 0 unless the probe itself broke (selection errors are reported, not fatal).
 #include <cstdio>
 #include <exception>
+#include <atomic>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpucore/gpucore.hpp"
@@ -52,11 +55,37 @@ std::string run_vector_add(const gpucore::Device& device) {
     return "ok\t" + device.to_string();
 }
 
+// N threads released at once all ask for the runtime's lists; every one must see the same lists.
+std::string race_runtime_start(int threads) {
+    std::atomic<bool> go{false};
+    std::vector<std::size_t> device_counts(static_cast<std::size_t>(threads));
+    std::vector<std::size_t> candidate_counts(static_cast<std::size_t>(threads));
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+        pool.emplace_back([&, t] {
+            while (!go.load()) std::this_thread::yield();
+            device_counts[static_cast<std::size_t>(t)] = gpucore::devices().size();
+            candidate_counts[static_cast<std::size_t>(t)] = gpucore::plugin_candidates().size();
+        });
+    }
+    go.store(true);
+    for (auto& thread : pool) thread.join();
+    for (int t = 1; t < threads; ++t) {
+        if (device_counts[static_cast<std::size_t>(t)] != device_counts[0] ||
+            candidate_counts[static_cast<std::size_t>(t)] != candidate_counts[0]) {
+            return "FAILED\tthread " + std::to_string(t) + " saw different lists";
+        }
+    }
+    return "ok\t" + std::to_string(threads) + " threads, " + std::to_string(device_counts[0]) + " devices";
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     const bool run = argc > 1 && std::string(argv[1]) == "--run";
+    const int race_threads = argc > 2 && std::string(argv[1]) == "--race" ? std::stoi(argv[2]) : 0;
     try {
+        if (race_threads > 0) std::printf("race\t%s\n", race_runtime_start(race_threads).c_str());
         for (const auto& c : gpucore::plugin_candidates()) {
             std::printf("candidate\t%s\t%s\t%s\t%s\n", gpucore::to_string(c.outcome), c.backend.c_str(),
                         c.path.c_str(), one_line(c.reason).c_str());

@@ -50,6 +50,8 @@ void parse(ProbeResult& result) {
             result.error_text = f[2];
         } else if (f[0] == "run" && f.size() >= 2) {
             result.run = f[1] + (f.size() > 2 ? " " + f[2] : "");
+        } else if (f[0] == "race" && f.size() >= 2) {
+            result.race = f[1] + (f.size() > 2 ? " " + f[2] : "");
         }
     }
 }
@@ -101,7 +103,13 @@ ProbeResult run_probe(const ProbeOptions& options) {
         argv = {setpriv.data(), setpriv_uid.data(), setpriv_gid.data(), setpriv_groups.data()};
     }
     argv.push_back(probe.data());
-    if (options.run_vector_add) argv.push_back(run_flag.data());
+    std::string race_flag = "--race", race_count = std::to_string(options.race_threads);
+    if (options.race_threads > 0) {
+        argv.push_back(race_flag.data());
+        argv.push_back(race_count.data());
+    } else if (options.run_vector_add) {
+        argv.push_back(run_flag.data());
+    }
     argv.push_back(nullptr);
     const std::string program = options.as_nobody ? setpriv : probe;
 

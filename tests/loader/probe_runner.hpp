@@ -32,6 +32,7 @@ struct ProbeResult {
     std::string error_code; // ErrorCode name when it threw
     std::string error_text;
     std::string run;        // "ok <device>" or "FAILED <detail>" (with --run)
+    std::string race;       // "ok <detail>" or "FAILED <detail>" (with race_threads)
 
     // The candidate whose path ends with `suffix` (a file name or a full path); nullopt if none.
     std::optional<CandidateRecord> candidate(const std::string& suffix) const;
@@ -42,6 +43,7 @@ struct ProbeOptions {
     std::map<std::string, std::string> environment; // the child's ENTIRE environment besides PATH
     std::string working_directory;                  // empty: inherit
     bool run_vector_add = true;
+    int race_threads = 0; // > 0: start the runtime from this many threads at once (--race N)
     // Run the probe as user/group 65534 (nobody) through setpriv: lets a test running as root
     // check what an ordinary user cannot read. Callers skip when setpriv_available() is false.
     bool as_nobody = false;
