@@ -363,13 +363,13 @@ TEST(Loader, MissingPluginPathEntryIsReported) {
 
 TEST(Loader, ExplicitlySelectedPluginThatWasSkippedCarriesItsReason) {
     const auto dir = make_scratch_folder("explicit");
-    write_text(dir + "/libgpucore-cuda.so", "not really a cuda plugin");
+    // The backend name is read from the file name, since the file never got as far as its table.
+    write_text(dir + "/libgpucore-accel.so", "not really a plugin");
     ProbeOptions options;
-    options.environment = {{"GPUCORE_PLUGIN_PATH", dir}, {"GPU_BACKEND", "cuda"}};
+    options.environment = {{"GPUCORE_PLUGIN_PATH", dir}, {"GPU_BACKEND", "accel"}};
     const ProbeResult r = run_probe(options);
-    if (r.backend("cuda")) GTEST_SKIP() << "a real cuda plugin is installed beside libgpucore";
     EXPECT_EQ(r.error_code, "backend_unavailable") << describe(r);
-    EXPECT_THAT(r.error_text, HasSubstr(dir + "/libgpucore-cuda.so was skipped: not an ELF file")) << describe(r);
+    EXPECT_THAT(r.error_text, HasSubstr(dir + "/libgpucore-accel.so was skipped: not an ELF file")) << describe(r);
     EXPECT_THAT(r.output, HasSubstr("[error]")) << "an explicitly named backend that fails is logged at error level";
 }
 
