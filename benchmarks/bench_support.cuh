@@ -1,0 +1,188 @@
+// Support for the CUDA benchmark: medians, event timing of gpucore work (gpucore::Event on a
+// gpucore::Stream) and of peer work (cudaEvent on a cudaStream_t), each sample preceded by an L2
+// flush on the same stream so inputs are never cache-resident, device-side random inputs and
+// device-side comparisons (no multi-GiB copies to the host).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gpucore/gpucore.hpp"
+
+namespace bench {
+
+#define BENCH_CUDA(call)                                                                          \
+    do {                                                                                          \
+        const cudaError_t bench_err = (call);                                                     \
+        if (bench_err != cudaSuccess) {                                                           \
+            std::fprintf(stderr, "%s failed: %s (%s:%d)\n", #call, cudaGetErrorString(bench_err), \
+                         __FILE__, __LINE__);                                                     \
+            std::exit(2);                                                                         \
+        }                                                                                         \
+    } while (0)
+
+inline double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+struct Settings {
+    int warmup = 3;
+    int reps = 25;
+};
+
+// Times enqueue() on a gpucore stream: per sample, the flush buffer is overwritten (evicting L2),
+// then start event, the work, end event. Everything is queued before one synchronize, so the
+// flush hides the host's enqueue time and the events measure device time.
+template <class Enqueue>
+double time_gpucore_ms(gpucore::Stream& stream, gpucore::Buffer<std::uint32_t>& flush,
+                       const Settings& s, Enqueue&& enqueue) {
+    const int total = s.warmup + s.reps;
+    std::vector<gpucore::Event> starts, ends;
+    for (int i = 0; i < total; ++i) {
+        starts.emplace_back(stream.device());
+        ends.emplace_back(stream.device());
+    }
+    for (int i = 0; i < total; ++i) {
+        flush.fill_async(stream, static_cast<std::uint32_t>(i));
+        starts[static_cast<std::size_t>(i)].record(stream);
+        enqueue();
+        ends[static_cast<std::size_t>(i)].record(stream);
+    }
+    stream.synchronize();
+    std::vector<double> times;
+    for (int i = s.warmup; i < total; ++i) {
+        times.push_back(gpucore::elapsed_ms(starts[static_cast<std::size_t>(i)],
+                                            ends[static_cast<std::size_t>(i)]));
+    }
+    return median(times);
+}
+
+// The same for peer work on a raw CUDA stream.
+template <class Enqueue>
+double time_cuda_ms(cudaStream_t stream, void* flush, std::size_t flush_bytes, const Settings& s,
+                    Enqueue&& enqueue) {
+    const int total = s.warmup + s.reps;
+    std::vector<cudaEvent_t> starts(static_cast<std::size_t>(total)),
+        ends(static_cast<std::size_t>(total));
+    for (int i = 0; i < total; ++i) {
+        BENCH_CUDA(cudaEventCreate(&starts[static_cast<std::size_t>(i)]));
+        BENCH_CUDA(cudaEventCreate(&ends[static_cast<std::size_t>(i)]));
+    }
+    for (int i = 0; i < total; ++i) {
+        BENCH_CUDA(cudaMemsetAsync(flush, i & 0xFF, flush_bytes, stream));
+        BENCH_CUDA(cudaEventRecord(starts[static_cast<std::size_t>(i)], stream));
+        enqueue();
+        BENCH_CUDA(cudaGetLastError());
+        BENCH_CUDA(cudaEventRecord(ends[static_cast<std::size_t>(i)], stream));
+    }
+    BENCH_CUDA(cudaStreamSynchronize(stream));
+    std::vector<double> times;
+    for (int i = s.warmup; i < total; ++i) {
+        float ms = 0;
+        BENCH_CUDA(cudaEventElapsedTime(&ms, starts[static_cast<std::size_t>(i)],
+                                        ends[static_cast<std::size_t>(i)]));
+        times.push_back(ms);
+    }
+    for (int i = 0; i < total; ++i) {
+        cudaEventDestroy(starts[static_cast<std::size_t>(i)]);
+        cudaEventDestroy(ends[static_cast<std::size_t>(i)]);
+    }
+    return median(times);
+}
+
+// ---- device-side inputs and checks ----------------------------------------------------------------
+
+__host__ __device__ inline std::uint32_t hash32(std::uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return static_cast<std::uint32_t>(x);
+}
+
+// Floats uniform in [0, 1) (24-bit grid: exact in f32), integers uniform over all 32-bit values.
+template <class T>
+__global__ void random_fill_kernel(T* out, std::size_t n, std::uint64_t seed) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const std::uint32_t h = hash32(seed * 0x9E3779B97F4A7C15ull + i);
+        if constexpr (std::is_floating_point_v<T>) out[i] = static_cast<T>(h >> 8) / T(16777216);
+        else out[i] = static_cast<T>(h);
+    }
+}
+
+template <class T>
+void random_fill(T* out, std::size_t n, std::uint64_t seed) {
+    random_fill_kernel<<<1024, 256>>>(out, n, seed);
+    BENCH_CUDA(cudaGetLastError());
+}
+
+// Counts elements where got and want differ by more than rel * |want| (exact for rel == 0).
+template <class T>
+__global__ void count_mismatches_kernel(const T* got, const T* want, std::size_t n, double rel,
+                                        unsigned long long* mismatches) {
+    unsigned long long local = 0;
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const double g = static_cast<double>(got[i]);
+        const double w = static_cast<double>(want[i]);
+        const bool bad = rel == 0 ? got[i] != want[i] : !(fabs(g - w) <= rel * fabs(w) + 1e-30);
+        local += bad ? 1 : 0;
+    }
+    if (local) atomicAdd(mismatches, local);
+}
+
+template <class T>
+unsigned long long count_mismatches(const T* got, const T* want, std::size_t n, double rel) {
+    unsigned long long* d = nullptr;
+    BENCH_CUDA(cudaMalloc(&d, sizeof *d));
+    BENCH_CUDA(cudaMemset(d, 0, sizeof *d));
+    count_mismatches_kernel<<<1024, 256>>>(got, want, n, rel, d);
+    BENCH_CUDA(cudaGetLastError());
+    unsigned long long h = 0;
+    BENCH_CUDA(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaFree(d));
+    return h;
+}
+
+// Counts positions where out (cols x rows) is not the transpose of in (rows x cols).
+template <class T>
+__global__ void count_transpose_mismatches_kernel(const T* in, const T* out, std::size_t rows,
+                                                  std::size_t cols,
+                                                  unsigned long long* mismatches) {
+    unsigned long long local = 0;
+    const std::size_t n = rows * cols;
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const std::size_t r = i / cols, c = i % cols;
+        local += in[i] != out[c * rows + r] ? 1 : 0;
+    }
+    if (local) atomicAdd(mismatches, local);
+}
+
+template <class T>
+unsigned long long count_transpose_mismatches(const T* in, const T* out, std::size_t rows,
+                                              std::size_t cols) {
+    unsigned long long* d = nullptr;
+    BENCH_CUDA(cudaMalloc(&d, sizeof *d));
+    BENCH_CUDA(cudaMemset(d, 0, sizeof *d));
+    count_transpose_mismatches_kernel<<<1024, 256>>>(in, out, rows, cols, d);
+    BENCH_CUDA(cudaGetLastError());
+    unsigned long long h = 0;
+    BENCH_CUDA(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaFree(d));
+    return h;
+}
+
+} // namespace bench

@@ -1,0 +1,405 @@
+// The CUDA benchmark of issue 3: gpucore (through the public API and the loaded cuda plugin) timed
+// beside its peers in the same run on the same device: cudaMemcpy D2D, thrust::transform,
+// cub::DeviceReduce::Sum, cub::DeviceSegmentedReduce::Sum. Medians of event-timed repeats after
+// warm-up, each repeat after an L2 flush (inputs never cache-resident); every gpucore result is
+// verified (exactly, or against the peer within float rounding). Prints the tables, writes JSON.
+//
+//   gpucore_cuda_bench [--json FILE] [--reps N] [--quick]
+//
+// --quick: the issue's table only (no f64/i32/u32 rows, no sweep), for sanitizer-free smoke runs.
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
+#include <thrust/execution_policy.h>
+#include <thrust/functional.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/transform.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <string>
+
+#include "bench_report.hpp"
+#include "bench_support.cuh"
+#include "kernels/elementwise_kernels.cuh"
+#include "tuning_policy.hpp"
+
+namespace bench {
+namespace {
+
+template <class T>
+const char* dtype_name() {
+    if constexpr (std::is_same_v<T, float>) return "f32";
+    else if constexpr (std::is_same_v<T, double>) return "f64";
+    else if constexpr (std::is_same_v<T, std::int32_t>) return "i32";
+    else return "u32";
+}
+
+std::string pow2_name(std::size_t n) {
+    int k = 0;
+    while ((std::size_t{1} << k) < n) ++k;
+    return (std::size_t{1} << k) == n ? "2^" + std::to_string(k) : std::to_string(n);
+}
+
+// Relative tolerance between two float reductions of the same inputs in different orders
+// (inputs in [0, 1): no cancellation); 0 = exact.
+template <class T>
+double peer_tolerance() {
+    if constexpr (std::is_same_v<T, float>) return 1e-4;
+    else if constexpr (std::is_same_v<T, double>) return 1e-10;
+    else return 0;
+}
+
+struct RowStart { // offset of row r: r * cols (int: every shape here has < 2^31 elements)
+    int cols;
+    __host__ __device__ int operator()(int r) const { return r * cols; }
+};
+
+class Bench {
+public:
+    explicit Bench(Settings settings)
+        : device_(gpucore::select_device("cuda")), stream_(device_), settings_(settings) {
+        const auto& props = device_.properties();
+        // Twice the L2, so one overwrite evicts everything a timed op could find there.
+        flush_count_ = std::max<std::size_t>(props.l2_cache_bytes * 2, std::size_t{64} << 20) / 4;
+        flush_ = gpucore::Buffer<std::uint32_t>(device_, flush_count_);
+        BENCH_CUDA(cudaStreamCreateWithFlags(&peer_, cudaStreamNonBlocking));
+        report_.device = props.name;
+        report_.architecture = props.architecture;
+        report_.peak_gbps = props.peak_memory_bandwidth_gbps;
+        int driver = 0, runtime = 0;
+        cudaDriverGetVersion(&driver);
+        cudaRuntimeGetVersion(&runtime);
+        report_.driver = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
+        report_.runtime = std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
+        char date[32];
+        const std::time_t now = std::time(nullptr);
+        std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+        report_.date = date;
+    }
+    ~Bench() { cudaStreamDestroy(peer_); }
+
+    Report& report() { return report_; }
+    Settings& settings() { return settings_; }
+
+    template <class Enqueue>
+    double gpucore_ms(Enqueue&& enqueue) {
+        BENCH_CUDA(cudaDeviceSynchronize());
+        return time_gpucore_ms(stream_, flush_, settings_, enqueue);
+    }
+    template <class Enqueue>
+    double peer_ms(Enqueue&& enqueue) {
+        BENCH_CUDA(cudaDeviceSynchronize());
+        return time_cuda_ms(peer_, flush_.data(), flush_count_ * 4, settings_, enqueue);
+    }
+
+    // Device-to-device copy of `bytes` (read + write counted: 2 * bytes moved).
+    double copy_ms(void* dst, const void* src, std::size_t bytes) {
+        return peer_ms([&] {
+            BENCH_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, peer_));
+        });
+    }
+
+    template <class T>
+    CaseResult vector_add(std::size_t n) {
+        gpucore::Buffer<T> a(device_, n), b(device_, n), c(device_, n), want(device_, n);
+        random_fill(a.data(), n, 1);
+        random_fill(b.data(), n, 2);
+        CaseResult r = named<T>("vector_add", pow2_name(n), 3.0 * n * sizeof(T));
+        r.gpucore_ms = gpucore_ms([&] { gpucore::vector_add(stream_, a, b, c); });
+        r.peer = "thrust::transform";
+        r.peer_bytes = r.bytes;
+        r.peer_ms = peer_ms([&] {
+            thrust::transform(thrust::cuda::par_nosync.on(peer_), a.data(), a.data() + n, b.data(),
+                              want.data(), thrust::plus<T>());
+        });
+        BENCH_CUDA(cudaDeviceSynchronize());
+        r.verified = count_mismatches(c.data(), want.data(), n, 0.0) == 0;
+        r.check = "every element equal to thrust's";
+        return r;
+    }
+
+    template <class T>
+    CaseResult reduce(std::size_t n) {
+        gpucore::Buffer<T> in(device_, n), out(device_, 1);
+        random_fill(in.data(), n, 3);
+        T* cub_out = nullptr;
+        BENCH_CUDA(cudaMalloc(&cub_out, sizeof(T)));
+        std::size_t temp_bytes = 0;
+        BENCH_CUDA(cub::DeviceReduce::Sum(nullptr, temp_bytes, in.data(), cub_out,
+                                          static_cast<std::int64_t>(n), peer_));
+        void* temp = nullptr;
+        BENCH_CUDA(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
+        CaseResult r = named<T>("reduce_sum", pow2_name(n), 1.0 * n * sizeof(T));
+        r.gpucore_ms = gpucore_ms([&] { gpucore::reduce(stream_, in, out, gpucore::ReduceOp::sum); });
+        r.peer = "cub::DeviceReduce::Sum";
+        r.peer_bytes = r.bytes;
+        r.peer_ms = peer_ms([&] {
+            BENCH_CUDA(cub::DeviceReduce::Sum(temp, temp_bytes, in.data(), cub_out,
+                                              static_cast<std::int64_t>(n), peer_));
+        });
+        BENCH_CUDA(cudaDeviceSynchronize());
+        T got{}, want{};
+        BENCH_CUDA(cudaMemcpy(&got, out.data(), sizeof(T), cudaMemcpyDeviceToHost));
+        BENCH_CUDA(cudaMemcpy(&want, cub_out, sizeof(T), cudaMemcpyDeviceToHost));
+        const double tol = peer_tolerance<T>();
+        r.verified = tol == 0 ? got == want
+                              : std::fabs(double(got) - double(want)) <= tol * std::fabs(double(want));
+        r.check = tol == 0 ? "equal to CUB's" : "within relative 1e-4 (f32) / 1e-10 (f64) of CUB's";
+        cudaFree(temp);
+        cudaFree(cub_out);
+        return r;
+    }
+
+    template <class T>
+    CaseResult reduce_rows(std::size_t rows, std::size_t cols) {
+        const std::size_t n = rows * cols;
+        gpucore::Buffer<T> in(device_, n), out(device_, rows), want(device_, rows);
+        random_fill(in.data(), n, 4);
+        auto begins = thrust::make_transform_iterator(thrust::make_counting_iterator<int>(0),
+                                                      RowStart{static_cast<int>(cols)});
+        std::size_t temp_bytes = 0;
+        BENCH_CUDA(cub::DeviceSegmentedReduce::Sum(nullptr, temp_bytes, in.data(), want.data(),
+                                                   static_cast<std::int64_t>(rows), begins,
+                                                   begins + 1, peer_));
+        void* temp = nullptr;
+        BENCH_CUDA(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
+        CaseResult r = named<T>("reduce_rows_sum", std::to_string(rows) + "x" + std::to_string(cols),
+                                1.0 * n * sizeof(T) + 1.0 * rows * sizeof(T));
+        r.gpucore_ms = gpucore_ms(
+            [&] { gpucore::reduce_rows(stream_, in, out, rows, cols, gpucore::ReduceOp::sum); });
+        r.peer = "cub::DeviceSegmentedReduce::Sum";
+        r.peer_bytes = r.bytes;
+        r.peer_ms = peer_ms([&] {
+            BENCH_CUDA(cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, in.data(), want.data(),
+                                                       static_cast<std::int64_t>(rows), begins,
+                                                       begins + 1, peer_));
+        });
+        BENCH_CUDA(cudaDeviceSynchronize());
+        r.verified = count_mismatches(out.data(), want.data(), rows, peer_tolerance<T>()) == 0;
+        r.check = "every row against CUB's (float: relative tolerance)";
+        cudaFree(temp);
+        return r;
+    }
+
+    template <class T>
+    CaseResult transpose(std::size_t rows, std::size_t cols) {
+        const std::size_t n = rows * cols;
+        gpucore::Buffer<T> in(device_, n), out(device_, n), copy(device_, n);
+        random_fill(in.data(), n, 5);
+        CaseResult r = named<T>("transpose", std::to_string(rows) + "x" + std::to_string(cols),
+                                2.0 * n * sizeof(T));
+        r.gpucore_ms = gpucore_ms([&] { gpucore::transpose(stream_, in, out, rows, cols); });
+        r.peer = "cudaMemcpy D2D (same bytes)";
+        r.peer_bytes = r.bytes;
+        r.peer_ms = copy_ms(copy.data(), in.data(), n * sizeof(T));
+        BENCH_CUDA(cudaDeviceSynchronize());
+        r.verified = count_transpose_mismatches(in.data(), out.data(), rows, cols) == 0;
+        r.check = "every element at its transposed place";
+        return r;
+    }
+
+    // Host time per enqueue of vector_add on 32 floats: gpucore (core + plugin) against a raw
+    // <<<>>> launch of the plugin's own kernel template with the plugin's launch shape.
+    HostLaunch host_launch() {
+        using Policy = gpucore::gpu::TuningPolicy::VectorAdd;
+        constexpr std::size_t n = 32;
+        constexpr int kLaunches = 500, kRounds = 31;
+        gpucore::Buffer<float> a(device_, n), b(device_, n), c(device_, n);
+        random_fill(a.data(), n, 6);
+        random_fill(b.data(), n, 7);
+        BENCH_CUDA(cudaDeviceSynchronize());
+        std::vector<double> through_gpucore, raw;
+        using clock = std::chrono::steady_clock;
+        for (int round = 0; round < kRounds + 2; ++round) { // two warm-up rounds
+            auto t0 = clock::now();
+            for (int i = 0; i < kLaunches; ++i) gpucore::vector_add(stream_, a, b, c);
+            auto t1 = clock::now();
+            stream_.synchronize();
+            if (round >= 2) through_gpucore.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / kLaunches);
+            t0 = clock::now();
+            for (int i = 0; i < kLaunches; ++i) {
+                gpucore::gpu::vector_add_kernel<float, Policy::kThreads, Policy::kPacksPerThread, true>
+                    <<<1, Policy::kThreads, 0, peer_>>>(a.data(), b.data(), c.data(), n);
+            }
+            t1 = clock::now();
+            BENCH_CUDA(cudaStreamSynchronize(peer_));
+            if (round >= 2) raw.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / kLaunches);
+        }
+        BENCH_CUDA(cudaGetLastError());
+        return {median(through_gpucore), median(raw)};
+    }
+
+private:
+    template <class T>
+    CaseResult named(const std::string& op, const std::string& shape, double bytes) {
+        CaseResult r;
+        r.op = op;
+        r.dtype = dtype_name<T>();
+        r.shape = shape;
+        r.name = op + " " + r.dtype + " " + shape;
+        r.bytes = bytes;
+        return r;
+    }
+
+    gpucore::Device device_;
+    gpucore::Stream stream_;
+    Settings settings_;
+    std::size_t flush_count_ = 0;
+    gpucore::Buffer<std::uint32_t> flush_;
+    cudaStream_t peer_ = nullptr;
+    Report report_;
+};
+
+// Ratios of one dtype's run of the issue's table, keyed by row.
+using Ratios = std::map<std::string, double>;
+
+template <class T>
+Ratios table_cases(Bench& bench, bool f32) {
+    Report& rep = bench.report();
+    Ratios ratios;
+    auto add = [&](const CaseResult& c) {
+        rep.cases.push_back(c);
+        return c;
+    };
+    auto speedup = [](const CaseResult& c) { return c.peer_ms / c.gpucore_ms; };
+    auto target = [&](const std::string& row, const std::string& measure, double ratio, double goal,
+                      bool lower = false) {
+        ratios[row] = ratio;
+        if (f32) rep.targets.push_back({row, measure, ratio, goal, lower});
+    };
+    const std::string t = dtype_name<T>();
+    const std::size_t k28 = std::size_t{1} << 28;
+    target("vector_add 2^28", "thrust::transform time / gpucore time",
+           speedup(add(bench.vector_add<T>(k28))), 1.00);
+    target("reduce sum 2^28", "cub::DeviceReduce::Sum time / gpucore time",
+           speedup(add(bench.reduce<T>(k28))), 1.00);
+    for (int k : {10, 16, 20}) {
+        target("reduce sum 2^" + std::to_string(k), "CUB time / gpucore time (>= 1: not slower)",
+               speedup(add(bench.reduce<T>(std::size_t{1} << k))), 1.00);
+    }
+    target("reduce_rows 2048 x 262144", "cub::DeviceSegmentedReduce time / gpucore time",
+           speedup(add(bench.reduce_rows<T>(2048, 262144))), 1.00);
+    const CaseResult full = add(bench.reduce<T>(std::size_t{1} << 29));
+    const CaseResult few = add(bench.reduce_rows<T>(8, std::size_t{1} << 26));
+    target("reduce_rows 8 x 2^26", "GB/s / GB/s of gpucore reduce 2^29",
+           few.gpucore_gbps() / full.gpucore_gbps(), 0.95);
+    target("reduce_rows 2^20 x 16", "cub::DeviceSegmentedReduce time / gpucore time",
+           speedup(add(bench.reduce_rows<T>(std::size_t{1} << 20, 16))), 5.00);
+    for (std::size_t side : {std::size_t{16384}, std::size_t{4096}}) {
+        const CaseResult c = add(bench.transpose<T>(side, side));
+        target("transpose " + std::to_string(side) + "^2", "GB/s / cudaMemcpy D2D GB/s",
+               c.gpucore_gbps() / c.peer_gbps(), 0.90);
+    }
+    const CaseResult odd = add(bench.transpose<T>(5003, 3001));
+    target("transpose 5003 x 3001", "GB/s / cudaMemcpy D2D GB/s", odd.gpucore_gbps() / odd.peer_gbps(),
+           0.80);
+    (void)t;
+    return ratios;
+}
+
+void sweep(Bench& bench) {
+    Report& rep = bench.report();
+    const int saved = bench.settings().reps;
+    bench.settings().reps = 10;
+    auto point = [&](const std::string& op, const std::string& impl, double bytes, double ms) {
+        rep.sweep.push_back({op, impl, bytes, ms});
+    };
+    for (int k = 16; k <= 28; k += 2) {
+        const CaseResult c = bench.vector_add<float>(std::size_t{1} << k);
+        point("vector_add f32", "gpucore", c.bytes, c.gpucore_ms);
+        point("vector_add f32", "thrust::transform", c.bytes, c.peer_ms);
+    }
+    for (int k = 10; k <= 28; k += 2) {
+        const CaseResult c = bench.reduce<float>(std::size_t{1} << k);
+        point("reduce sum f32", "gpucore", c.bytes, c.gpucore_ms);
+        point("reduce sum f32", "cub::DeviceReduce", c.bytes, c.peer_ms);
+    }
+    for (std::size_t side = 256; side <= 16384; side *= 2) {
+        const CaseResult c = bench.transpose<float>(side, side);
+        point("transpose f32 (square)", "gpucore", c.bytes, c.gpucore_ms);
+    }
+    for (int k = 6; k <= 18; k += 2) {
+        const CaseResult c = bench.reduce_rows<float>(std::size_t{1} << k, 1024);
+        point("reduce_rows f32 (rows x 1024)", "gpucore", c.bytes, c.gpucore_ms);
+        point("reduce_rows f32 (rows x 1024)", "cub::DeviceSegmentedReduce", c.bytes, c.peer_ms);
+    }
+    for (int k = 10; k <= 22; k += 2) {
+        const CaseResult c = bench.reduce_rows<float>(std::size_t{1} << k, 16);
+        point("reduce_rows f32 (rows x 16)", "gpucore", c.bytes, c.gpucore_ms);
+        point("reduce_rows f32 (rows x 16)", "cub::DeviceSegmentedReduce", c.bytes, c.peer_ms);
+    }
+    // The copy ceiling, by bytes moved (read + write).
+    for (int k = 18; k <= 30; k += 2) {
+        const std::size_t bytes = std::size_t{1} << k;
+        void *src = nullptr, *dst = nullptr;
+        BENCH_CUDA(cudaMalloc(&src, bytes));
+        BENCH_CUDA(cudaMalloc(&dst, bytes));
+        BENCH_CUDA(cudaMemset(src, 1, bytes));
+        point("copy", "cudaMemcpy D2D", 2.0 * bytes, bench.copy_ms(dst, src, bytes));
+        cudaFree(src);
+        cudaFree(dst);
+    }
+    bench.settings().reps = saved;
+}
+
+} // namespace
+} // namespace bench
+
+int main(int argc, char** argv) {
+    std::string json_path;
+    bench::Settings settings;
+    bool quick = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
+        else if (arg == "--reps" && i + 1 < argc) settings.reps = std::max(1, std::atoi(argv[++i]));
+        else if (arg == "--quick") quick = true;
+        else {
+            std::fprintf(stderr, "usage: %s [--json FILE] [--reps N] [--quick]\n", argv[0]);
+            return arg == "--help" ? 0 : 1;
+        }
+    }
+    try {
+        bench::Bench b(settings);
+        bench::Report& rep = b.report();
+        const bench::Ratios f32 = bench::table_cases<float>(b, true);
+        const auto launch = b.host_launch();
+        rep.launch = launch;
+        rep.targets.push_back({"host time of vector_add on 32 elements",
+                               "gpucore host us / raw <<<>>> host us", launch.gpucore_us / launch.raw_us,
+                               1.15, true});
+        if (!quick) {
+            auto within = [&](const char* dtype, const bench::Ratios& other) {
+                for (const auto& [row, ratio] : other) {
+                    const double base = f32.at(row);
+                    rep.targets.push_back({std::string(dtype) + ": " + row,
+                                           "ratio / f32 ratio (" + std::to_string(base).substr(0, 5) + ")",
+                                           ratio / base, 0.90});
+                }
+            };
+            within("f64", bench::table_cases<double>(b, false));
+            within("i32", bench::table_cases<std::int32_t>(b, false));
+            within("u32", bench::table_cases<std::uint32_t>(b, false));
+            bench::sweep(b);
+        }
+        bench::print_report(rep);
+        if (!json_path.empty() && !bench::write_json(rep, json_path)) {
+            std::fprintf(stderr, "cannot write %s\n", json_path.c_str());
+            return 1;
+        }
+        bool all_verified = true;
+        for (const auto& c : rep.cases) all_verified = all_verified && c.verified;
+        if (!all_verified) {
+            std::fprintf(stderr, "some gpucore results did not verify\n");
+            return 3;
+        }
+    } catch (const gpucore::Error& e) {
+        std::fprintf(stderr, "gpucore_cuda_bench: %s\n", e.what());
+        return 2;
+    }
+    return 0;
+}
