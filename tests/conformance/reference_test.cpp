@@ -87,6 +87,51 @@ TEST(Reference, SumToleranceRejectsSerialFloatAccumulation) {
     EXPECT_GT(std::fabs(static_cast<long double>(serial) - want), bound);
 }
 
+// Orders a correct backend may use: serial, k interleaved accumulators folded as a tree (SIMD
+// lanes, GPU threads). The tolerances must accept every one of them, with margin.
+template <class T>
+T interleaved(const std::vector<T>& x, std::size_t k, gpucore::ReduceOp op) {
+    std::vector<T> acc(k, op == gpucore::ReduceOp::sum ? T(0) : T(1));
+    for (std::size_t i = 0; i < x.size(); ++i)
+        acc[i % k] = op == gpucore::ReduceOp::sum ? acc[i % k] + x[i] : acc[i % k] * x[i];
+    for (std::size_t width = k / 2; width > 0; width /= 2)
+        for (std::size_t a = 0; a < width; ++a)
+            acc[a] = op == gpucore::ReduceOp::sum ? acc[a] + acc[a + width] : acc[a] * acc[a + width];
+    return acc[0];
+}
+
+TEST(Reference, ToleranceAcceptsEveryCorrectOrder) {
+    Rng rng(4242);
+    const std::size_t n = 1048576;
+    for (Pattern pattern : {Pattern::positive_reals, Pattern::mixed_reals, Pattern::near_one}) {
+        SCOPED_TRACE(to_string(pattern));
+        const auto op = pattern == Pattern::near_one ? gpucore::ReduceOp::prod : gpucore::ReduceOp::sum;
+        const auto x = random_values<float>(rng, pattern, n, n);
+        const long double want = reference::reduce(x.data(), n, op);
+        const long double bound = op == gpucore::ReduceOp::sum
+                                      ? tolerance::sum_bound<float>(n, reference::sum_of_magnitudes(x.data(), n), want)
+                                      : tolerance::prod_bound<float>(n, want);
+        // A serial chain is only a valid order for products (sums must be tree-accumulated).
+        if (op == gpucore::ReduceOp::prod) {
+            EXPECT_LE(std::fabs(static_cast<long double>(interleaved(x, 1, op)) - want), bound / 2) << "serial";
+        }
+        for (std::size_t k : {std::size_t{64}, std::size_t{4096}, std::size_t{262144}})
+            EXPECT_LE(std::fabs(static_cast<long double>(interleaved(x, k, op)) - want), bound / 2)
+                << k << " accumulators";
+    }
+}
+
+// ...and still reject a product that lost one factor (here: the middle one).
+TEST(Reference, ProdToleranceRejectsADroppedFactor) {
+    Rng rng(4243);
+    const std::size_t n = 1048576;
+    auto x = random_values<float>(rng, Pattern::near_one, n, n);
+    const long double want = reference::reduce(x.data(), n, gpucore::ReduceOp::prod);
+    x.erase(x.begin() + static_cast<std::ptrdiff_t>(n / 2));
+    EXPECT_GT(std::fabs(static_cast<long double>(interleaved(x, 4096, gpucore::ReduceOp::prod)) - want),
+              tolerance::prod_bound<float>(n, want));
+}
+
 // The wrapped integer product of odd factors is never 0 (the point of the pattern).
 TEST(Reference, OddProductPatternStaysNonzero) {
     Rng rng(99);
