@@ -36,7 +36,7 @@ int usage_error(const std::string& message, const CLI::App* subcommand) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
     CLI::App app{"gpucore: run, verify and measure GPU work on CUDA, HIP or the CPU.\n"
                  "The backend comes from --device or GPU_BACKEND (auto, cpu, cuda, hip, a "
                  "plugin's name; ':N' picks a device).",
@@ -89,4 +89,7 @@ int main(int argc, char** argv) {
         std::cerr << "gpucore: " << e.what() << "\n";
         return exit_gpucore_error;
     }
+} catch (const std::exception& e) { // building the parser failed: a bug here, reported, not aborted
+    std::cerr << "gpucore: internal error: " << e.what() << "\n";
+    return exit_gpucore_error;
 }

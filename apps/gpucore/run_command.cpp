@@ -129,7 +129,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
     CLI::App* cmd = app.add_subcommand(
         "run", "Run operations on one device with random inputs, verify them against a "
                "double-precision CPU reference, print time and effective bandwidth");
-    cmd->add_option("op", o.op, "The operation, or 'all' for each op at moderate sizes")
+    // Named "operation", not "op": CLI11 2.4 treats a positional "op" and "--op" as one name.
+    cmd->add_option("operation", o.op, "The operation, or 'all' for each op at moderate sizes")
         ->required()
         ->check(CLI::IsMember({"vector_add", "transpose", "reduce", "reduce_rows", "all"}));
     cmd->add_option("--dtype", o.dtype, "Element type")
