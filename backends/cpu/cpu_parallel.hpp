@@ -19,6 +19,15 @@ inline constexpr std::size_t kParallelThresholdBytes = std::size_t{256} << 10;
 // atomic per block) negligible and each block long enough for the prefetchers.
 inline constexpr std::size_t kBlockBytes = std::size_t{256} << 10;
 
+// Marks a hot kernel function to be compiled twice, for AVX2 and for the baseline, with the choice
+// made once at load time (an ifunc): the library stays runnable on any x86-64, yet uses 256-bit
+// vectors where they exist. GCC only: clang 14 cannot multiversion templates.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GPUCORE_CPU_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GPUCORE_CPU_SIMD_CLONES
+#endif
+
 // Threads to use for `bytes` of traffic: 1 below the threshold, else the OpenMP default.
 inline int threads_for(std::size_t bytes) {
     return bytes < kParallelThresholdBytes ? 1 : omp_get_max_threads();

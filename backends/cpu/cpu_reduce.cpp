@@ -1,17 +1,20 @@
 // reduce and reduce_rows.
 //
 // Structure (the CPU analogue of warp -> block -> grid):
-//  - leaf: a block of up to kLeaf elements folded into kLanes independent accumulators (the inner
-//    loop vectorises: each accumulator is one SIMD lane), then the lanes combined as a tree;
-//  - chunk: up to kChunk elements summed pairwise (recursive halving down to leaves);
-//  - row: its chunks' partials combined pairwise.
-// Work items are (row, chunk) pairs spread over the OpenMP team, so the same code is parallel over
-// rows when there are many rows and within each row when there are few long ones. Chunk boundaries
-// do not depend on the thread count, so results are reproducible on any machine size.
+//  - leaf: up to kLeaf elements folded into kLanes independent accumulators (the inner loop
+//    vectorises: each accumulator is one SIMD lane), the lanes then combined as a tree;
+//  - span: up to kChunk elements, as leaves whose results are combined as a balanced tree;
+//  - row: longer rows are cut into chunks whose partials are again combined as a tree.
+// So a float sum is blocked pairwise: each value passes through at most kLeaf / kLanes serial
+// additions plus a logarithmic tree, never one long chain.
+// Rows of at most kChunk are work items of their own (parallel over rows); longer rows give one
+// work item per chunk (parallel within rows), so the shape picks the parallelism. Chunk boundaries
+// do not depend on the thread count, so results are the same on any machine size.
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -20,22 +23,32 @@
 #include "cpu_parallel.hpp"
 #include "cpu_status.hpp"
 
+// combine() returns 32-byte vectors; it is inlined, so the compilers' warning that such a return
+// changes the ABI without AVX does not apply (GCC and clang both read this pragma).
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
 namespace gpucore::cpu {
 namespace {
 
 // ---- the operations ----------------------------------------------------------------------------
-// combine(acc, x) must be written without branches so the leaf loop vectorises.
+// combine(acc, x) is written once for scalars and for GCC vector types (see reduce_leaf), and is
+// branch-free so that it maps onto SIMD instructions. Arguments by reference: a 32-byte vector
+// passed by value would draw GCC's ABI note in the non-AVX build.
 
 template <class T>
 struct SumOp {
     static constexpr T identity() { return T(0); }
-    static T combine(T acc, T x) { return static_cast<T>(acc + x); }
+    template <class V>
+    static V combine(const V& acc, const V& x) { return acc + x; }
 };
 
 template <class T>
 struct ProdOp {
     static constexpr T identity() { return T(1); }
-    static T combine(T acc, T x) { return static_cast<T>(acc * x); }
+    template <class V>
+    static V combine(const V& acc, const V& x) { return acc * x; }
 };
 
 template <class T>
@@ -44,10 +57,11 @@ struct MinOp {
         return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
                                                     : std::numeric_limits<T>::max();
     }
-    static T combine(T acc, T x) {
+    template <class V>
+    static V combine(const V& acc, const V& x) {
         if constexpr (std::is_floating_point_v<T>) {
             // Take x when it is smaller or NaN; once acc is NaN no comparison replaces it, so a
-            // NaN anywhere propagates. Bitwise | keeps it branch-free.
+            // NaN anywhere propagates.
             return ((x < acc) | (x != x)) ? x : acc;
         } else {
             return x < acc ? x : acc;
@@ -61,7 +75,8 @@ struct MaxOp {
         return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
                                                     : std::numeric_limits<T>::lowest();
     }
-    static T combine(T acc, T x) {
+    template <class V>
+    static V combine(const V& acc, const V& x) {
         if constexpr (std::is_floating_point_v<T>) {
             return ((x > acc) | (x != x)) ? x : acc;
         } else {
@@ -71,61 +86,113 @@ struct MaxOp {
 };
 
 // ---- tuning ------------------------------------------------------------------------------------
-// Independent accumulators per leaf: 128 bytes of them, i.e. two AVX-512 or four AVX or eight SSE
-// registers, enough to hide the add latency.
+// The leaf works on vectors of kVectorBytes (GCC vector extensions: AVX registers in the AVX2
+// clone, pairs of SSE registers in the baseline), kVectors of them as independent accumulators:
+// 128 bytes, enough to hide the latency of the combine.
+inline constexpr std::size_t kVectorBytes = 32;
+inline constexpr std::size_t kVectors = 4;
 template <class T>
-inline constexpr std::size_t kLanes = 128 / sizeof(T);
-// Elements per leaf: each accumulator then adds only kLeaf / kLanes values serially.
+inline constexpr std::size_t kLanes = kVectors * kVectorBytes / sizeof(T);
+// Elements per leaf: each accumulator lane combines kLeaf / kLanes (32 for f32) values serially.
 inline constexpr std::size_t kLeaf = 1024;
-// Elements per work item: 256 KiB of f32, big enough to amortise scheduling, small enough to
-// spread a single long row over the team.
+// Elements per work item: 256 KiB of f32, long enough to amortise scheduling, short enough to
+// spread one long row over the team.
 inline constexpr std::size_t kChunk = std::size_t{1} << 16;
 
-// ---- leaf, chunk, row --------------------------------------------------------------------------
+// ---- leaf, span, tree --------------------------------------------------------------------------
+
+#define GPUCORE_CPU_INLINE inline __attribute__((always_inline))
 
 template <class T, class Op>
-T reduce_leaf(const T* x, std::size_t n) {
-    T result = Op::identity();
-    if (n < kLanes<T>) { // short rows: a short serial loop beats setting up the lanes
-        for (std::size_t i = 0; i < n; ++i) result = Op::combine(result, x[i]);
+GPUCORE_CPU_INLINE T reduce_leaf(const T* x, std::size_t n) {
+    if (n < kLanes<T>) {
+        // Short rows: four scalar accumulators are enough, and cheaper to set up.
+        T a[4] = {Op::identity(), Op::identity(), Op::identity(), Op::identity()};
+        std::size_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            for (std::size_t j = 0; j < 4; ++j) a[j] = Op::combine(a[j], x[i + j]);
+        }
+        T result = Op::combine(Op::combine(a[0], a[1]), Op::combine(a[2], a[3]));
+        for (; i < n; ++i) result = Op::combine(result, x[i]);
         return result;
     }
-    T acc[kLanes<T>];
-    for (std::size_t j = 0; j < kLanes<T>; ++j) acc[j] = Op::identity();
+    // Explicit vectors rather than hoping the vectoriser finds the pattern: it did not for the
+    // NaN-aware f64 min/max, which ran scalar.
+    typedef T Vec __attribute__((vector_size(kVectorBytes)));
+    constexpr std::size_t kWidth = kVectorBytes / sizeof(T);
+    Vec identity{};
+    for (std::size_t l = 0; l < kWidth; ++l) identity[l] = Op::identity();
+    Vec acc[kVectors] = {identity, identity, identity, identity};
     std::size_t i = 0;
     for (; i + kLanes<T> <= n; i += kLanes<T>) {
-        for (std::size_t j = 0; j < kLanes<T>; ++j) acc[j] = Op::combine(acc[j], x[i + j]);
+        for (std::size_t k = 0; k < kVectors; ++k) {
+            Vec v;
+            std::memcpy(&v, x + i + k * kWidth, sizeof(v)); // an unaligned vector load
+            acc[k] = Op::combine(acc[k], v);
+        }
     }
-    for (std::size_t width = kLanes<T> / 2; width > 0; width /= 2) {
-        for (std::size_t j = 0; j < width; ++j) acc[j] = Op::combine(acc[j], acc[j + width]);
+    // Tree over the accumulators, then over the lanes of the last one.
+    static_assert(kVectors == 4, "the tree below combines four accumulators");
+    const Vec all = Op::combine(Op::combine(acc[0], acc[1]), Op::combine(acc[2], acc[3]));
+    T lanes[kWidth];
+    std::memcpy(lanes, &all, sizeof(all));
+    for (std::size_t width = kWidth / 2; width > 0; width /= 2) {
+        for (std::size_t l = 0; l < width; ++l) lanes[l] = Op::combine(lanes[l], lanes[l + width]);
     }
-    result = acc[0];
+    T result = lanes[0];
     for (; i < n; ++i) result = Op::combine(result, x[i]); // fewer than kLanes left
     return result;
 }
 
-// Pairwise: split in halves (at a multiple of kLanes) down to leaves, combine the halves.
+// Combines values[0..count) as a balanced binary tree, in place; returns the identity if empty.
 template <class T, class Op>
-T reduce_pairwise(const T* x, std::size_t n) {
-    if (n <= kLeaf) return reduce_leaf<T, Op>(x, n);
-    const std::size_t half = n / 2 / kLanes<T> * kLanes<T>;
-    // Left half first, explicitly: as two arguments of one call the compiler may evaluate the
-    // right half first, walking memory backwards leaf by leaf and defeating the prefetchers.
-    const T left = reduce_pairwise<T, Op>(x, half);
-    const T right = reduce_pairwise<T, Op>(x + half, n - half);
-    return Op::combine(left, right);
+GPUCORE_CPU_INLINE T combine_tree(T* values, std::size_t count) {
+    for (std::size_t width = 1; width < count; width *= 2) {
+        for (std::size_t i = 0; i + width < count; i += 2 * width) {
+            values[i] = Op::combine(values[i], values[i + width]);
+        }
+    }
+    return count == 0 ? Op::identity() : values[0];
 }
+
+// Up to kChunk elements: leaves left to right, then a tree over their results.
+template <class T, class Op>
+GPUCORE_CPU_INLINE T reduce_span(const T* x, std::size_t n) {
+    if (n <= kLeaf) return reduce_leaf<T, Op>(x, n);
+    T leaves[kChunk / kLeaf];
+    std::size_t count = 0;
+    for (std::size_t first = 0; first < n; first += kLeaf) {
+        leaves[count++] = reduce_leaf<T, Op>(x + first, std::min(kLeaf, n - first));
+    }
+    return combine_tree<T, Op>(leaves, count);
+}
+
+// The two entry points the team calls, compiled for AVX2 and the baseline (see cpu_parallel.hpp).
+template <class T, class Op>
+GPUCORE_CPU_SIMD_CLONES T reduce_chunk(const T* x, std::size_t n) {
+    return reduce_span<T, Op>(x, n);
+}
+
+template <class T, class Op>
+GPUCORE_CPU_SIMD_CLONES void reduce_short_rows(const T* in, std::size_t cols, T* out,
+                                               std::size_t first_row, std::size_t end_row) {
+    for (std::size_t r = first_row; r < end_row; ++r) out[r] = reduce_span<T, Op>(in + r * cols, cols);
+}
+
+// ---- rows --------------------------------------------------------------------------------------
 
 template <class T, class Op>
 void reduce_rows_typed(const T* in, std::size_t rows, std::size_t cols, T* out) {
     if (rows == 0) return;
     const int threads = threads_for(rows * cols * sizeof(T));
     if (cols <= kChunk) {
-        // One work item per row: parallel over rows (dynamic in groups of rows of about one chunk,
-        // see kBlockBytes for why dynamic).
-        const int rows_per_grab = static_cast<int>(std::max<std::size_t>(1, kChunk / std::max<std::size_t>(cols, 1)));
-#pragma omp parallel for num_threads(threads) schedule(dynamic, rows_per_grab) if (threads > 1)
-        for (std::size_t r = 0; r < rows; ++r) out[r] = reduce_pairwise<T, Op>(in + r * cols, cols);
+        // Rows are the work items, grabbed in groups of about one chunk of elements.
+        const std::size_t group = std::max<std::size_t>(1, kChunk / std::max<std::size_t>(cols, 1));
+        const std::size_t groups = (rows + group - 1) / group;
+#pragma omp parallel for num_threads(threads) schedule(dynamic) if (threads > 1 && groups > 1)
+        for (std::size_t g = 0; g < groups; ++g) {
+            reduce_short_rows<T, Op>(in, cols, out, g * group, std::min(rows, (g + 1) * group));
+        }
         return;
     }
     // Long rows: every (row, chunk) pair is a work item; then each row combines its partials.
@@ -138,17 +205,17 @@ void reduce_rows_typed(const T* in, std::size_t rows, std::size_t cols, T* out) 
         for (std::size_t item = 0; item < items; ++item) {
             const std::size_t r = item / chunks_per_row;
             const std::size_t first = item % chunks_per_row * kChunk;
-            const std::size_t length = std::min(kChunk, cols - first);
-            partials[item] = reduce_pairwise<T, Op>(in + r * cols + first, length);
+            partials[item] = reduce_chunk<T, Op>(in + r * cols + first, std::min(kChunk, cols - first));
         }
 #pragma omp for schedule(static)
         for (std::size_t r = 0; r < rows; ++r) {
-            out[r] = reduce_pairwise<T, Op>(partials.get() + r * chunks_per_row, chunks_per_row);
+            out[r] = combine_tree<T, Op>(partials.get() + r * chunks_per_row, chunks_per_row);
         }
     }
 }
 
-// The type integer sums and products are computed in: the unsigned type of the same width.
+// The type integer sums and products are computed in: the unsigned type of the same width, so
+// they wrap as unsigned arithmetic does, with no signed-overflow UB for i32.
 template <class T, bool = std::is_integral_v<T>>
 struct Wrapping {
     using type = T;
@@ -161,11 +228,9 @@ struct Wrapping<T, true> {
 template <class T>
 void reduce_rows_op(gpucore_reduce_op op, const void* in, std::size_t rows, std::size_t cols,
                     void* out) {
+    using W = typename Wrapping<T>::type;
     const T* x = static_cast<const T*>(in);
     T* y = static_cast<T*>(out);
-    // Integer sums and products wrap as unsigned arithmetic does: do them in uint32 on the same
-    // bits (no signed-overflow UB for i32).
-    using W = typename Wrapping<T>::type;
     const W* xw = static_cast<const W*>(in);
     W* yw = static_cast<W*>(out);
     switch (op) {
