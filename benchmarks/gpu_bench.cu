@@ -4,9 +4,10 @@
 // warm-up, each repeat after an L2 flush (inputs never cache-resident); every gpucore result is
 // verified (exactly, or against the peer within float rounding). Prints the tables, writes JSON.
 //
-//   gpucore_cuda_bench [--json FILE] [--reps N] [--quick]
+//   gpucore_cuda_bench [--json FILE] [--reps N] [--quick] [--tune]
 //
-// --quick: the issue's table only (no f64/i32/u32 rows, no sweep), for sanitizer-free smoke runs.
+// --quick: the issue's table only (no f64/i32/u32 rows, no sweep), for short runs.
+// --tune: also time the kernel templates with other tuning values (bench_tuning.cuh).
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/execution_policy.h>
@@ -24,6 +25,7 @@
 
 #include "bench_report.hpp"
 #include "bench_support.cuh"
+#include "bench_tuning.cuh"
 #include "kernels/elementwise_kernels.cuh"
 #include "tuning_policy.hpp"
 
@@ -83,6 +85,10 @@ public:
     ~Bench() { cudaStreamDestroy(peer_); }
 
     Report& report() { return report_; }
+    void tune() {
+        BENCH_CUDA(cudaDeviceSynchronize());
+        run_tuning(peer_, flush_.data(), flush_count_ * 4, settings_);
+    }
     Settings& settings() { return settings_; }
 
     template <class Enqueue>
@@ -353,13 +359,15 @@ int main(int argc, char** argv) {
     std::string json_path;
     bench::Settings settings;
     bool quick = false;
+    bool tune = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--json" && i + 1 < argc) json_path = argv[++i];
         else if (arg == "--reps" && i + 1 < argc) settings.reps = std::max(1, std::atoi(argv[++i]));
         else if (arg == "--quick") quick = true;
+        else if (arg == "--tune") tune = true;
         else {
-            std::fprintf(stderr, "usage: %s [--json FILE] [--reps N] [--quick]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--json FILE] [--reps N] [--quick] [--tune]\n", argv[0]);
             return arg == "--help" ? 0 : 1;
         }
     }
@@ -386,6 +394,7 @@ int main(int argc, char** argv) {
             within("u32", bench::table_cases<std::uint32_t>(b, false));
             bench::sweep(b);
         }
+        if (tune) b.tune();
         bench::print_report(rep);
         if (!json_path.empty() && !bench::write_json(rep, json_path)) {
             std::fprintf(stderr, "cannot write %s\n", json_path.c_str());

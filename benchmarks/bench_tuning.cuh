@@ -1,0 +1,177 @@
+// --tune: times the plugin's kernel templates with other tuning values than TuningPolicy's, by
+// raw launches on the same inputs, so one GPU run can show whether a policy value should change.
+// Results are printed; they are not gpucore's numbers (those come through the public API).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench_support.cuh"
+#include "kernels/elementwise_kernels.cuh"
+#include "kernels/reduce_kernel.cuh"
+#include "kernels/reduce_ops.cuh"
+#include "kernels/reduce_rows_kernels.cuh"
+#include "kernels/transpose_kernel.cuh"
+
+namespace bench {
+
+struct Variant {
+    std::string what;
+    double ms = 0;
+    double gbps = 0;
+};
+
+class Tuner {
+public:
+    Tuner(cudaStream_t stream, void* flush, std::size_t flush_bytes, Settings s, int sms)
+        : stream_(stream), flush_(flush), flush_bytes_(flush_bytes), s_(s), sms_(sms) {}
+
+    template <class Launch>
+    void time(const std::string& what, double bytes, Launch&& launch) {
+        const double ms = time_cuda_ms(stream_, flush_, flush_bytes_, s_, launch);
+        results_.push_back({what, ms, bytes / ms / 1e6});
+    }
+
+    template <int kTile, int kRows>
+    void transpose(const std::uint32_t* in, std::uint32_t* out, std::size_t rows, std::size_t cols) {
+        const std::size_t tiles = ((rows + kTile - 1) / kTile) * ((cols + kTile - 1) / kTile);
+        time("transpose " + std::to_string(rows) + "x" + std::to_string(cols) + " tile " +
+                 std::to_string(kTile) + "x" + std::to_string(kRows),
+             8.0 * rows * cols, [&] {
+                 gpucore::gpu::transpose_kernel<std::uint32_t, kTile, kRows>
+                     <<<static_cast<unsigned>(tiles), dim3(kTile, kRows), 0, stream_>>>(in, out, rows, cols);
+             });
+    }
+
+    template <int kThreads, int kPacks>
+    void vector_add(const float* a, const float* b, float* c, std::size_t n, int blocks_per_sm_cap) {
+        std::size_t grid = (n + kThreads * kPacks * 4 - 1) / (kThreads * kPacks * 4);
+        if (blocks_per_sm_cap > 0) grid = std::min<std::size_t>(grid, std::size_t(sms_) * blocks_per_sm_cap);
+        time("vector_add 2^28 threads " + std::to_string(kThreads) + " packs " + std::to_string(kPacks) +
+                 " cap " + std::to_string(blocks_per_sm_cap),
+             12.0 * n, [&] {
+                 gpucore::gpu::vector_add_kernel<float, kThreads, kPacks, true>
+                     <<<static_cast<unsigned>(grid), kThreads, 0, stream_>>>(a, b, c, n);
+             });
+    }
+
+    template <int kThreads, int kPacks>
+    void reduce(const float* in, std::size_t n, float* out, float* partials, unsigned* ticket,
+                int max_blocks) {
+        std::size_t grid = (n + kThreads * kPacks * 4 - 1) / (kThreads * kPacks * 4);
+        grid = std::min<std::size_t>(grid, max_blocks);
+        time("reduce 2^28 threads " + std::to_string(kThreads) + " packs " + std::to_string(kPacks) +
+                 " blocks " + std::to_string(grid),
+             4.0 * n, [&] {
+                 gpucore::gpu::reduce_single_pass_kernel<float, gpucore::gpu::SumOp, kThreads, kPacks>
+                     <<<static_cast<unsigned>(grid), kThreads, 0, stream_>>>(in, n, out, partials, ticket);
+             });
+    }
+
+    template <int kThreads, int kRowsInFlight>
+    void rows16(const float* in, std::size_t rows, float* out, int blocks_per_sm) {
+        const unsigned grid = static_cast<unsigned>(sms_ * blocks_per_sm);
+        time("reduce_rows 2^20x16 threads " + std::to_string(kThreads) + " rows/flight " +
+                 std::to_string(kRowsInFlight) + " blocks/SM " + std::to_string(blocks_per_sm),
+             64.0 * rows, [&] {
+                 gpucore::gpu::reduce_rows_subwarp_kernel<float, gpucore::gpu::SumOp, 16, kThreads, kRowsInFlight>
+                     <<<grid, kThreads, 0, stream_>>>(in, rows, 16, out);
+             });
+    }
+
+    template <int kThreads, int kPacks>
+    void rows_block(const float* in, std::size_t rows, std::size_t cols, std::size_t split, float* out,
+                    float* partials, unsigned* tickets) {
+        time("reduce_rows " + std::to_string(rows) + "x" + std::to_string(cols) + " threads " +
+                 std::to_string(kThreads) + " packs " + std::to_string(kPacks) + " split " +
+                 std::to_string(split),
+             4.0 * rows * cols, [&] {
+                 gpucore::gpu::reduce_rows_block_kernel<float, gpucore::gpu::SumOp, kThreads, kPacks>
+                     <<<static_cast<unsigned>(rows * split), kThreads, 0, stream_>>>(in, rows, cols, split, out,
+                                                                                    partials, tickets);
+             });
+    }
+
+    void print() const {
+        std::printf("\ntuning variants (raw launches of the plugin's kernel templates)\n");
+        for (const Variant& v : results_) std::printf("  %-64s %9.4f ms %8.1f GB/s\n", v.what.c_str(), v.ms, v.gbps);
+    }
+
+private:
+    cudaStream_t stream_;
+    void* flush_;
+    std::size_t flush_bytes_;
+    Settings s_;
+    int sms_;
+    std::vector<Variant> results_;
+};
+
+// Runs every variant on fresh device buffers.
+inline void run_tuning(cudaStream_t stream, void* flush, std::size_t flush_bytes, Settings s) {
+    int sms = 0;
+    BENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    Tuner t(stream, flush, flush_bytes, s, sms);
+    const std::size_t n = std::size_t{1} << 28;
+    float *a, *b, *c, *partials;
+    unsigned* tickets;
+    BENCH_CUDA(cudaMalloc(&a, n * 4));
+    BENCH_CUDA(cudaMalloc(&b, n * 4));
+    BENCH_CUDA(cudaMalloc(&c, n * 4));
+    BENCH_CUDA(cudaMalloc(&partials, 65536 * 8));
+    BENCH_CUDA(cudaMalloc(&tickets, 65536 * 4));
+    BENCH_CUDA(cudaMemset(tickets, 0, 65536 * 4));
+    random_fill(a, n, 11);
+    random_fill(b, n, 12);
+    BENCH_CUDA(cudaDeviceSynchronize());
+    // transpose
+    auto* ta = reinterpret_cast<const std::uint32_t*>(a);
+    auto* tc = reinterpret_cast<std::uint32_t*>(c);
+    for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{16384, 16384}, {4096, 4096}, {5003, 3001}}) {
+        t.transpose<32, 8>(ta, tc, rows, cols);
+        t.transpose<32, 16>(ta, tc, rows, cols);
+        t.transpose<32, 32>(ta, tc, rows, cols);
+        t.transpose<64, 8>(ta, tc, rows, cols);
+        t.transpose<64, 16>(ta, tc, rows, cols);
+    }
+    // vector_add
+    for (int cap : {0, 16, 64}) {
+        t.vector_add<256, 2>(a, b, c, n, cap);
+        t.vector_add<256, 4>(a, b, c, n, cap);
+        t.vector_add<256, 8>(a, b, c, n, cap);
+        t.vector_add<512, 4>(a, b, c, n, cap);
+    }
+    // reduce
+    for (int blocks : {528, 1056, 4096, 16384}) {
+        t.reduce<512, 4>(a, n, c, partials, tickets, blocks);
+        t.reduce<256, 4>(a, n, c, partials, tickets, blocks);
+        t.reduce<512, 8>(a, n, c, partials, tickets, blocks);
+        t.reduce<1024, 4>(a, n, c, partials, tickets, blocks);
+    }
+    // reduce_rows short rows
+    for (int bps : {4, 8, 16}) {
+        t.rows16<256, 8>(a, std::size_t{1} << 20, c, bps);
+        t.rows16<256, 4>(a, std::size_t{1} << 20, c, bps);
+        t.rows16<512, 8>(a, std::size_t{1} << 20, c, bps);
+        t.rows16<256, 16>(a, std::size_t{1} << 20, c, bps);
+    }
+    // reduce_rows long rows
+    t.rows_block<512, 4>(a, 2048, 131072, 1, c, partials, tickets);
+    t.rows_block<256, 4>(a, 2048, 131072, 1, c, partials, tickets);
+    t.rows_block<512, 8>(a, 2048, 131072, 1, c, partials, tickets);
+    t.rows_block<1024, 4>(a, 2048, 131072, 1, c, partials, tickets);
+    t.rows_block<512, 4>(a, 2048, 131072, 2, c, partials, tickets);
+    t.rows_block<512, 4>(a, 8, std::size_t{1} << 25, 132, c, partials, tickets);
+    t.rows_block<512, 4>(a, 8, std::size_t{1} << 25, 264, c, partials, tickets);
+    t.rows_block<512, 8>(a, 8, std::size_t{1} << 25, 132, c, partials, tickets);
+    t.print();
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+    cudaFree(partials);
+    cudaFree(tickets);
+}
+
+} // namespace bench
