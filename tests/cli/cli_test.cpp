@@ -269,6 +269,56 @@ TEST(Run, GpuBackendPicksTheDevice) {
     EXPECT_EQ(parse_stdout(r).at("device"), "cpu:0");
 }
 
+// ---- a wrong backend is caught --------------------------------------------------------------------
+
+std::vector<std::vector<std::string>> one_call_per_op() {
+    return {{"vector_add", "--n", "1000"},
+            {"transpose", "--rows", "30", "--cols", "70"},
+            {"reduce", "--n", "1000", "--op", "max"},
+            {"reduce_rows", "--rows", "30", "--cols", "70", "--dtype", "i32"}};
+}
+
+TEST(Verification, AWrongResultIsReportedAndExitsOne) {
+    for (std::vector<std::string> args : one_call_per_op()) {
+        SCOPED_TRACE(args.front());
+        args.insert(args.begin(), "run");
+        args.insert(args.end(), {"--device", "faulty", "--repeat", "2", "--json"});
+        const ChildResult r = gpucore_cli(args, {{"GPUCORE_PLUGIN_PATH", GPUCORE_FAULTY_PLUGIN_DIR}});
+        EXPECT_EQ(r.exit_code, 1) << r.err;
+        const json j = parse_stdout(r);
+        if (!j.is_object()) continue;
+        EXPECT_EQ(j.at("backend"), "faulty");
+        EXPECT_EQ(j.at("verified"), false);
+        EXPECT_GE(j.at("mismatches").get<int>(), 1);
+        const json& ratio = j.at("max_error_ratio"); // null: infinite (an exact op was off)
+        EXPECT_TRUE(ratio.is_null() || ratio.get<double>() > 1.0) << ratio;
+        EXPECT_NE(r.err.find("failed verification"), std::string::npos) << r.err;
+    }
+}
+
+TEST(Verification, TheCorrectPluginItIsBuiltFromPasses) {
+    // The control for the test above: the same plugin without the spoiling wrapper.
+    for (std::vector<std::string> args : one_call_per_op()) {
+        SCOPED_TRACE(args.front());
+        args.insert(args.begin(), "run");
+        args.insert(args.end(), {"--device", "template", "--repeat", "2", "--json"});
+        const ChildResult r = gpucore_cli(args, {{"GPUCORE_PLUGIN_PATH", GPUCORE_TEMPLATE_PLUGIN_DIR}});
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        const json j = parse_stdout(r);
+        if (!j.is_object()) continue;
+        EXPECT_EQ(j.at("backend"), "template");
+        EXPECT_EQ(j.at("verified"), true);
+    }
+}
+
+TEST(Verification, RunAllTableMarksTheFailure) {
+    const ChildResult r = gpucore_cli({"run", "all", "--n", "1000", "--rows", "20", "--cols", "30",
+                                       "--repeat", "1", "--device", "faulty"},
+                                      {{"GPUCORE_PLUGIN_PATH", GPUCORE_FAULTY_PLUGIN_DIR}});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("FAILED"), std::string::npos) << r.out;
+}
+
 // ---- errors: exit codes and messages -------------------------------------------------------------
 
 struct BadCall {
