@@ -2,7 +2,6 @@
 #pragma once
 
 #include <omp.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -48,16 +47,10 @@ void parallel_blocks(std::size_t n, std::size_t element_bytes, std::size_t traff
 
 // Outputs larger than the last-level cache are written with non-temporal stores: the data would be
 // evicted before anyone reads them, and streaming skips the read-for-ownership of every output
-// line (a quarter of vector_add's traffic, half of transpose's). Returns the LLC size in bytes.
-inline std::size_t streaming_threshold_bytes() {
-    static const std::size_t threshold = [] {
-        long llc = -1;
-#if defined(_SC_LEVEL3_CACHE_SIZE)
-        llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-        return llc > 0 ? static_cast<std::size_t>(llc) : std::size_t{32} << 20;
-    }();
-    return threshold;
-}
+// line (a quarter of vector_add's traffic, a third of transpose's). Returns the size from which
+// kernels stream: the LLC size (sysconf), unless a test set another. Thread-safe.
+std::size_t streaming_threshold_bytes();
+// Overrides the threshold (0: always stream; SIZE_MAX: never); for tests of both store paths.
+void set_streaming_threshold_bytes(std::size_t bytes);
 
 } // namespace gpucore::cpu

@@ -75,15 +75,26 @@ inline void transpose_block(const E* src, std::size_t stride, E* buf, std::size_
     }
 }
 
-// Copies one buffer row (256 bytes) to the output; non-temporal when asked and aligned.
-inline void write_segment(void* dst, const void* src, bool streaming) {
-    const __m128i* s = static_cast<const __m128i*>(src);
-    __m128i* d = static_cast<__m128i*>(dst);
-    if (streaming && reinterpret_cast<std::uintptr_t>(dst) % 16 == 0) {
-        for (int i = 0; i < 16; ++i) _mm_stream_si128(d + i, _mm_load_si128(s + i));
-    } else {
-        for (int i = 0; i < 16; ++i) _mm_storeu_si128(d + i, _mm_load_si128(s + i));
+// Writes one buffer row (kTile elements) to the output. When streaming, the part of it that is
+// 16-byte aligned goes out with non-temporal stores and the few elements before and after it with
+// plain ones: output rows of an odd width (5003 x 3001) start anywhere, and would otherwise all
+// fall back to cached stores.
+template <class E>
+inline void write_segment(E* dst, const E* src, bool streaming) {
+    constexpr std::size_t T = kTile<E>;
+    constexpr std::size_t kStep = 16 / sizeof(E);
+    const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(dst);
+    if (!streaming || address % sizeof(E) != 0) {
+        std::memcpy(dst, src, T * sizeof(E));
+        return;
     }
+    std::size_t i = (16 - address % 16) % 16 / sizeof(E);
+    for (std::size_t h = 0; h < i; ++h) dst[h] = src[h];
+    for (; i + kStep <= T; i += kStep) {
+        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i),
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+    }
+    for (; i < T; ++i) dst[i] = src[i];
 }
 
 template <class E>
@@ -92,8 +103,17 @@ void transpose_tile_full(const E* in, E* out, Shape s, std::size_t r0, std::size
     constexpr std::size_t T = kTile<E>;
     constexpr std::size_t B = 16 / sizeof(E); // block side: one SSE register of elements
     const E* src = in + r0 * s.cols + c0;
+    // The next tile to the right continues these rows. Its 64 short row pieces are too many
+    // streams for the hardware prefetchers, so ask for them while this tile is being moved.
+    const bool prefetch_next = c0 + 2 * T <= s.cols;
     for (std::size_t r = 0; r < T; r += B) {
         for (std::size_t c = 0; c < T; c += B) transpose_block(src, s.cols, buf, r, c);
+        if (prefetch_next) {
+            for (std::size_t k = 0; k < B; ++k) {
+                const E* next = src + (r + k) * s.cols + T;
+                for (std::size_t e = 0; e < T; e += 64 / sizeof(E)) __builtin_prefetch(next + e);
+            }
+        }
     }
     for (std::size_t c = 0; c < T; ++c) write_segment(out + (c0 + c) * s.rows + r0, buf + c * T, streaming);
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cpu_kernels.hpp"
+#include "cpu_parallel.hpp"
 #include "cpu_test_support.hpp"
 
 namespace gpucore::cpu::test {
@@ -309,6 +310,70 @@ TYPED_TEST(CpuTranspose, EveryShape) {
     const std::size_t shapes[][2] = {{1, 1},    {1, 1000},  {1000, 1},   {2, 3},     {31, 33},
                                      {32, 32},  {64, 64},   {65, 63},    {128, 64},  {997, 1009},
                                      {3, 100003}, {100003, 3}, {256, 4096}, {4096, 256}, {1023, 1025}};
+    for (const auto& shape : shapes) {
+        const std::size_t rows = shape[0];
+        const std::size_t cols = shape[1];
+        SCOPED_TRACE(::testing::Message() << rows << "x" << cols);
+        DeviceArray<TypeParam> in(rows * cols);
+        DeviceArray<TypeParam> out(rows * cols);
+        for (std::size_t i = 0; i < rows * cols; ++i) in[i] = random_value<TypeParam>(GPUCORE_REDUCE_SUM);
+        poison(out.data(), rows * cols);
+        TableStream stream;
+        gpucore_message msg{};
+        ASSERT_EQ(table().transpose(dtype_of<TypeParam>(), in.data(), out.data(), rows, cols, stream.get(), &msg), GPUCORE_OK);
+        stream.sync();
+        for (std::size_t r = 0; r < rows; ++r) {
+            for (std::size_t c = 0; c < cols; ++c) {
+                ASSERT_EQ(std::memcmp(&out[c * rows + r], &in[r * cols + c], sizeof(TypeParam)), 0) << "at " << r << "," << c;
+            }
+        }
+    }
+}
+
+// ---- both store paths --------------------------------------------------------------------------
+
+// Forces the non-temporal store paths (normally taken only above the LLC size) for one scope.
+class AlwaysStream {
+public:
+    AlwaysStream() : saved_(streaming_threshold_bytes()) { set_streaming_threshold_bytes(0); }
+    ~AlwaysStream() { set_streaming_threshold_bytes(saved_); }
+    AlwaysStream(const AlwaysStream&) = delete;
+    AlwaysStream& operator=(const AlwaysStream&) = delete;
+
+private:
+    std::size_t saved_;
+};
+
+template <class T>
+class CpuStreamingStores : public ::testing::Test {};
+TYPED_TEST_SUITE(CpuStreamingStores, ElementTypes);
+
+TYPED_TEST(CpuStreamingStores, VectorAddAtEveryAlignment) {
+    AlwaysStream streaming;
+    for (std::size_t n : {1ul, 3ul, 33ul, 4097ul, 65536ul * 4 + 3}) {
+        for (std::size_t offset : {0ul, 1ul, 3ul}) { // output starting off a line or vector boundary
+            SCOPED_TRACE(::testing::Message() << "n " << n << " offset " << offset);
+            DeviceArray<TypeParam> a(n);
+            DeviceArray<TypeParam> b(n);
+            DeviceArray<TypeParam> c(n + offset);
+            for (std::size_t i = 0; i < n; ++i) {
+                a[i] = random_value<TypeParam>(GPUCORE_REDUCE_SUM);
+                b[i] = random_value<TypeParam>(GPUCORE_REDUCE_SUM);
+            }
+            poison(c.data(), n + offset);
+            TableStream stream;
+            gpucore_message msg{};
+            ASSERT_EQ(table().vector_add(dtype_of<TypeParam>(), a.data(), b.data(), c.data() + offset, n, stream.get(), &msg), GPUCORE_OK);
+            stream.sync();
+            for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(c[offset + i], wrapped_sum(a[i], b[i])) << i;
+        }
+    }
+}
+
+TYPED_TEST(CpuStreamingStores, TransposeOfOddWidths) {
+    AlwaysStream streaming;
+    // Output rows of an odd length start at every alignment; 64 x 64 and 128 x 192 are whole tiles.
+    const std::size_t shapes[][2] = {{64, 64}, {128, 192}, {65, 63}, {130, 67}, {503, 301}, {997, 1009}};
     for (const auto& shape : shapes) {
         const std::size_t rows = shape[0];
         const std::size_t cols = shape[1];
