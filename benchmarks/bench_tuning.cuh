@@ -46,6 +46,18 @@ public:
              });
     }
 
+    template <int kThreadsX, int kThreadsY>
+    void transpose_vector(const std::uint32_t* in, std::uint32_t* out, std::size_t rows, std::size_t cols) {
+        constexpr int kTile = kThreadsX * 4;
+        const std::size_t tiles = ((rows + kTile - 1) / kTile) * ((cols + kTile - 1) / kTile);
+        time("transpose " + std::to_string(rows) + "x" + std::to_string(cols) + " vector " +
+                 std::to_string(kThreadsX) + "x" + std::to_string(kThreadsY),
+             8.0 * rows * cols, [&] {
+                 gpucore::gpu::transpose_vector_kernel<std::uint32_t, kThreadsX, kThreadsY>
+                     <<<static_cast<unsigned>(tiles), dim3(kThreadsX, kThreadsY), 0, stream_>>>(in, out, rows, cols);
+             });
+    }
+
     template <int kThreads, int kPacks>
     void vector_add(const float* a, const float* b, float* c, std::size_t n, int blocks_per_sm_cap) {
         std::size_t grid = (n + kThreads * kPacks * 4 - 1) / (kThreads * kPacks * 4);
@@ -130,42 +142,43 @@ inline void run_tuning(cudaStream_t stream, void* flush, std::size_t flush_bytes
     auto* ta = reinterpret_cast<const std::uint32_t*>(a);
     auto* tc = reinterpret_cast<std::uint32_t*>(c);
     for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{16384, 16384}, {4096, 4096}, {5003, 3001}}) {
-        t.transpose<32, 8>(ta, tc, rows, cols);
-        t.transpose<32, 16>(ta, tc, rows, cols);
-        t.transpose<32, 32>(ta, tc, rows, cols);
         t.transpose<64, 8>(ta, tc, rows, cols);
-        t.transpose<64, 16>(ta, tc, rows, cols);
+        t.transpose<64, 4>(ta, tc, rows, cols);
+        t.transpose<32, 4>(ta, tc, rows, cols);
+        if (rows % 4 == 0 && cols % 4 == 0) {
+            t.transpose_vector<16, 16>(ta, tc, rows, cols);
+            t.transpose_vector<16, 8>(ta, tc, rows, cols);
+            t.transpose_vector<8, 8>(ta, tc, rows, cols);
+            t.transpose_vector<8, 16>(ta, tc, rows, cols);
+        }
     }
     // vector_add
-    for (int cap : {0, 16, 64}) {
-        t.vector_add<256, 2>(a, b, c, n, cap);
-        t.vector_add<256, 4>(a, b, c, n, cap);
-        t.vector_add<256, 8>(a, b, c, n, cap);
-        t.vector_add<512, 4>(a, b, c, n, cap);
-    }
+    t.vector_add<256, 2>(a, b, c, n, 0);
+    t.vector_add<256, 4>(a, b, c, n, 0);
+    t.vector_add<128, 4>(a, b, c, n, 0);
+    t.vector_add<256, 1>(a, b, c, n, 0);
     // reduce
-    for (int blocks : {528, 1056, 4096, 16384}) {
-        t.reduce<512, 4>(a, n, c, partials, tickets, blocks);
+    for (int blocks : {1056, 2112}) {
         t.reduce<256, 4>(a, n, c, partials, tickets, blocks);
-        t.reduce<512, 8>(a, n, c, partials, tickets, blocks);
-        t.reduce<1024, 4>(a, n, c, partials, tickets, blocks);
+        t.reduce<256, 2>(a, n, c, partials, tickets, blocks);
+        t.reduce<256, 8>(a, n, c, partials, tickets, blocks);
+        t.reduce<128, 4>(a, n, c, partials, tickets, blocks);
     }
     // reduce_rows short rows
-    for (int bps : {4, 8, 16}) {
+    for (int bps : {8, 16}) {
         t.rows16<256, 8>(a, std::size_t{1} << 20, c, bps);
-        t.rows16<256, 4>(a, std::size_t{1} << 20, c, bps);
-        t.rows16<512, 8>(a, std::size_t{1} << 20, c, bps);
-        t.rows16<256, 16>(a, std::size_t{1} << 20, c, bps);
+        t.rows16<128, 8>(a, std::size_t{1} << 20, c, bps);
     }
     // reduce_rows long rows
-    t.rows_block<512, 4>(a, 2048, 131072, 1, c, partials, tickets);
-    t.rows_block<256, 4>(a, 2048, 131072, 1, c, partials, tickets);
-    t.rows_block<512, 8>(a, 2048, 131072, 1, c, partials, tickets);
-    t.rows_block<1024, 4>(a, 2048, 131072, 1, c, partials, tickets);
-    t.rows_block<512, 4>(a, 2048, 131072, 2, c, partials, tickets);
-    t.rows_block<512, 4>(a, 8, std::size_t{1} << 25, 132, c, partials, tickets);
-    t.rows_block<512, 4>(a, 8, std::size_t{1} << 25, 264, c, partials, tickets);
-    t.rows_block<512, 8>(a, 8, std::size_t{1} << 25, 132, c, partials, tickets);
+    for (std::size_t split : {1, 2, 4}) {
+        t.rows_block<256, 4>(a, 2048, 131072, split, c, partials, tickets);
+        t.rows_block<256, 2>(a, 2048, 131072, split, c, partials, tickets);
+        t.rows_block<128, 4>(a, 2048, 131072, split, c, partials, tickets);
+    }
+    t.rows_block<256, 8>(a, 2048, 131072, 1, c, partials, tickets);
+    t.rows_block<256, 4>(a, 8, std::size_t{1} << 25, 132, c, partials, tickets);
+    t.rows_block<256, 4>(a, 8, std::size_t{1} << 25, 264, c, partials, tickets);
+    t.rows_block<128, 4>(a, 8, std::size_t{1} << 25, 264, c, partials, tickets);
     t.print();
     cudaFree(a);
     cudaFree(b);

@@ -211,6 +211,11 @@ template <class T>
 __device__ __forceinline__ T shfl_xor(T value, int lane_mask, int width) {
     return __shfl_xor(value, lane_mask, width);
 }
+
+// 16-byte load of data the kernel never writes.
+__device__ __forceinline__ uint4 load_readonly_16(const void* p) {
+    return *static_cast<const uint4*>(p);
+}
 #else
 inline constexpr int kWarpSize = 32;
 using lane_mask_t = std::uint32_t;
@@ -220,6 +225,11 @@ inline constexpr lane_mask_t kFullLaneMask = ~lane_mask_t{0};
 template <class T>
 __device__ __forceinline__ T shfl_xor(T value, int lane_mask, int width) {
     return __shfl_xor_sync(kFullLaneMask, value, lane_mask, width);
+}
+
+// 16-byte load of data the kernel never writes: through the read-only (non-coherent) data path.
+__device__ __forceinline__ uint4 load_readonly_16(const void* p) {
+    return __ldg(static_cast<const uint4*>(p));
 }
 #endif
 

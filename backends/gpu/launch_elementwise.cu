@@ -12,11 +12,14 @@
 namespace gpucore::gpu {
 namespace {
 
+// Blocks for `units` of work at `work_per_block_units` each, capped (0: no cap) and <= INT_MAX.
 unsigned int grid_for(std::size_t work_per_block_units, std::size_t units, const DeviceShape& device,
                       int blocks_per_sm_cap) {
     std::size_t blocks = units / work_per_block_units + (units % work_per_block_units != 0);
-    const std::size_t cap = static_cast<std::size_t>(device.sm_count) * blocks_per_sm_cap;
-    blocks = std::min({blocks, cap, static_cast<std::size_t>(INT_MAX)});
+    if (blocks_per_sm_cap > 0) {
+        blocks = std::min(blocks, static_cast<std::size_t>(device.sm_count) * blocks_per_sm_cap);
+    }
+    blocks = std::min(blocks, static_cast<std::size_t>(INT_MAX));
     return static_cast<unsigned int>(std::max<std::size_t>(blocks, 1));
 }
 

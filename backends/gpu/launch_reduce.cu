@@ -15,12 +15,10 @@ void launch_reduce(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, st
         using T = typename decltype(type)::type;
         using Op = decltype(functor);
         static_assert(sizeof(T) <= 8, "partials use 8-byte scratch slots");
-        const std::size_t per_block =
-            static_cast<std::size_t>(Policy::kThreads) * Policy::kPacksPerThread * Pack<T>::kCount;
-        // Enough blocks to cover n, up to kMaxBlocks: more blocks than fit at once is fine (they
-        // run in waves) and keeps each thread's serial chains short for large n.
+        const std::size_t per_block = static_cast<std::size_t>(Policy::kThreads) * Pack<T>::kCount;
         std::size_t grid = n / per_block + (n % per_block != 0);
-        grid = std::min({grid, static_cast<std::size_t>(Policy::kMaxBlocks),
+        grid = std::min({grid, resident_blocks(ctx.device, Policy::kThreads),
+                         static_cast<std::size_t>(Policy::kMaxBlocks),
                          TuningPolicy::Scratch::kPartialSlots});
         grid = std::max<std::size_t>(grid, 1); // n == 0 still writes the identity
         reduce_single_pass_kernel<T, Op, Policy::kThreads, Policy::kPacksPerThread>

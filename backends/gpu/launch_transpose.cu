@@ -11,16 +11,30 @@
 namespace gpucore::gpu {
 namespace {
 
+unsigned int tile_grid(std::size_t rows, std::size_t cols, std::size_t tile) {
+    const std::size_t tiles = ((rows + tile - 1) / tile) * ((cols + tile - 1) / tile);
+    return static_cast<unsigned int>(std::min<std::size_t>(tiles, INT_MAX));
+}
+
 template <class Word>
 void transpose_words(const void* in, void* out, std::size_t rows, std::size_t cols,
                      const LaunchContext& ctx) {
     using Policy = TuningPolicy::Transpose;
-    const std::size_t tiles = ((rows + Policy::kTile - 1) / Policy::kTile) *
-                              ((cols + Policy::kTile - 1) / Policy::kTile);
-    const auto grid = static_cast<unsigned int>(std::min<std::size_t>(tiles, INT_MAX));
-    const dim3 block(Policy::kTile, Policy::kBlockRows);
-    transpose_kernel<Word, Policy::kTile, Policy::kBlockRows><<<grid, block, 0, ctx.stream>>>(
-        static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols);
+    constexpr std::size_t kVec = Pack<Word>::kCount;
+    const auto aligned = [](const void* p) {
+        return reinterpret_cast<std::uintptr_t>(p) % TuningPolicy::kPackBytes == 0;
+    };
+    if (rows % kVec == 0 && cols % kVec == 0 && aligned(in) && aligned(out)) {
+        const dim3 block(Policy::kVectorThreadsX, Policy::kVectorThreadsY);
+        transpose_vector_kernel<Word, Policy::kVectorThreadsX, Policy::kVectorThreadsY>
+            <<<tile_grid(rows, cols, Policy::kVectorThreadsX * kVec), block, 0, ctx.stream>>>(
+                static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols);
+    } else {
+        const dim3 block(Policy::kTile, Policy::kBlockRows);
+        transpose_kernel<Word, Policy::kTile, Policy::kBlockRows>
+            <<<tile_grid(rows, cols, Policy::kTile), block, 0, ctx.stream>>>(
+                static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols);
+    }
     GPUCORE_GPU_CHECK(last_launch_error());
 }
 

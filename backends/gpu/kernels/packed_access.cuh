@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../gpu_vendor.hpp"
 #include "../tuning_policy.hpp"
 
 namespace gpucore::gpu {
@@ -18,6 +19,16 @@ struct alignas(TuningPolicy::kPackBytes) Pack {
 template <class T>
 __device__ __forceinline__ Pack<T> load_pack(const T* aligned_base, std::size_t pack_index) {
     return reinterpret_cast<const Pack<T>*>(aligned_base)[pack_index];
+}
+
+// For inputs the kernel never writes (reductions, transpose): the read-only data path.
+template <class T>
+__device__ __forceinline__ Pack<T> load_pack_readonly(const T* aligned_base, std::size_t pack_index) {
+    static_assert(sizeof(Pack<T>) == sizeof(uint4), "a pack is 16 bytes");
+    const uint4 raw = load_readonly_16(reinterpret_cast<const Pack<T>*>(aligned_base) + pack_index);
+    Pack<T> pack;
+    memcpy(&pack, &raw, sizeof pack);
+    return pack;
 }
 
 template <class T>

@@ -33,7 +33,9 @@ __device__ __forceinline__ T reduce_range_partial(const T* data, std::size_t n, 
         for (; p <= packs - round; p += round) {
             Pack<T> loaded[kPacksInFlight];
 #pragma unroll
-            for (int j = 0; j < kPacksInFlight; ++j) loaded[j] = load_pack(body, p + j * workers);
+            for (int j = 0; j < kPacksInFlight; ++j) {
+                loaded[j] = load_pack_readonly(body, p + j * workers);
+            }
 #pragma unroll
             for (int j = 0; j < kPacksInFlight; ++j) {
 #pragma unroll
@@ -44,7 +46,7 @@ __device__ __forceinline__ T reduce_range_partial(const T* data, std::size_t n, 
         }
     }
     for (; p < packs; p += workers) { // fewer than kPacksInFlight remain
-        const Pack<T> loaded = load_pack(body, p);
+        const Pack<T> loaded = load_pack_readonly(body, p);
 #pragma unroll
         for (int l = 0; l < kLanes; ++l) acc[l] = op(acc[l], loaded.v[l]);
     }
