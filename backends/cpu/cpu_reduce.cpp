@@ -1,12 +1,13 @@
 // reduce and reduce_rows.
 //
 // Structure (the CPU analogue of warp -> block -> grid):
-//  - leaf: up to kLeaf elements folded into kLanes independent accumulators (the inner loop
-//    vectorises: each accumulator is one SIMD lane), the lanes then combined as a tree;
-//  - span: up to kChunk elements, as leaves whose results are combined as a balanced tree;
+//  - leaf: up to kLeaf elements folded into kLanes independent accumulators (kVectors SIMD
+//    vectors), combined as a tree into one vector;
+//  - span: up to kChunk elements, as leaves whose vectors are combined as a balanced tree, then
+//    the lanes of the result as a tree;
 //  - row: longer rows are cut into chunks whose partials are again combined as a tree.
 // So a float sum is blocked pairwise: each value passes through at most kLeaf / kLanes serial
-// additions plus a logarithmic tree, never one long chain.
+// additions plus logarithmic trees, never one long chain.
 // Rows of at most kChunk are work items of their own (parallel over rows); longer rows give one
 // work item per chunk (parallel within rows), so the shape picks the parallelism. Chunk boundaries
 // do not depend on the thread count, so results are the same on any machine size.
@@ -103,68 +104,100 @@ inline constexpr std::size_t kChunk = std::size_t{1} << 16;
 
 #define GPUCORE_CPU_INLINE inline __attribute__((always_inline))
 
+// One vector of kVectorBytes (GCC vector extensions: an AVX register in the AVX2 clone, a pair of
+// SSE registers in the baseline). Explicit vectors rather than hoping the vectoriser finds the
+// pattern: it did not for the NaN-aware f64 min/max, which ran scalar.
+template <class T>
+struct VectorOf {
+    typedef T type __attribute__((vector_size(kVectorBytes)));
+    static constexpr std::size_t width = kVectorBytes / sizeof(T);
+};
+
 template <class T, class Op>
-GPUCORE_CPU_INLINE T reduce_leaf(const T* x, std::size_t n) {
-    if (n < kLanes<T>) {
-        // Short rows: four scalar accumulators are enough, and cheaper to set up.
-        T a[4] = {Op::identity(), Op::identity(), Op::identity(), Op::identity()};
-        std::size_t i = 0;
-        for (; i + 4 <= n; i += 4) {
-            for (std::size_t j = 0; j < 4; ++j) a[j] = Op::combine(a[j], x[i + j]);
-        }
-        T result = Op::combine(Op::combine(a[0], a[1]), Op::combine(a[2], a[3]));
-        for (; i < n; ++i) result = Op::combine(result, x[i]);
-        return result;
-    }
-    // Explicit vectors rather than hoping the vectoriser finds the pattern: it did not for the
-    // NaN-aware f64 min/max, which ran scalar.
-    typedef T Vec __attribute__((vector_size(kVectorBytes)));
-    constexpr std::size_t kWidth = kVectorBytes / sizeof(T);
-    Vec identity{};
-    for (std::size_t l = 0; l < kWidth; ++l) identity[l] = Op::identity();
-    Vec acc[kVectors] = {identity, identity, identity, identity};
-    std::size_t i = 0;
-    for (; i + kLanes<T> <= n; i += kLanes<T>) {
-        for (std::size_t k = 0; k < kVectors; ++k) {
-            Vec v;
-            std::memcpy(&v, x + i + k * kWidth, sizeof(v)); // an unaligned vector load
-            acc[k] = Op::combine(acc[k], v);
-        }
-    }
-    // Tree over the accumulators, then over the lanes of the last one.
-    static_assert(kVectors == 4, "the tree below combines four accumulators");
-    const Vec all = Op::combine(Op::combine(acc[0], acc[1]), Op::combine(acc[2], acc[3]));
-    T lanes[kWidth];
-    std::memcpy(lanes, &all, sizeof(all));
-    for (std::size_t width = kWidth / 2; width > 0; width /= 2) {
-        for (std::size_t l = 0; l < width; ++l) lanes[l] = Op::combine(lanes[l], lanes[l + width]);
-    }
-    T result = lanes[0];
-    for (; i < n; ++i) result = Op::combine(result, x[i]); // fewer than kLanes left
-    return result;
+GPUCORE_CPU_INLINE typename VectorOf<T>::type identity_vector() {
+    typename VectorOf<T>::type v{};
+    for (std::size_t l = 0; l < VectorOf<T>::width; ++l) v[l] = Op::identity();
+    return v;
 }
 
-// Combines values[0..count) as a balanced binary tree, in place; returns the identity if empty.
+template <class T>
+GPUCORE_CPU_INLINE typename VectorOf<T>::type load_vector(const T* x) {
+    typename VectorOf<T>::type v;
+    std::memcpy(&v, x, sizeof(v)); // an unaligned vector load
+    return v;
+}
+
+// Combines the lanes of one vector as a tree.
 template <class T, class Op>
-GPUCORE_CPU_INLINE T combine_tree(T* values, std::size_t count) {
+GPUCORE_CPU_INLINE T combine_lanes(const typename VectorOf<T>::type& v) {
+    T lanes[VectorOf<T>::width];
+    std::memcpy(lanes, &v, sizeof(v));
+    for (std::size_t width = VectorOf<T>::width / 2; width > 0; width /= 2) {
+        for (std::size_t l = 0; l < width; ++l) lanes[l] = Op::combine(lanes[l], lanes[l + width]);
+    }
+    return lanes[0];
+}
+
+// A leaf: `blocks` blocks of kLanes elements folded into kVectors independent vector accumulators,
+// which are then combined as a tree into one vector (its lanes stay separate until the span ends).
+template <class T, class Op>
+GPUCORE_CPU_INLINE typename VectorOf<T>::type reduce_leaf(const T* x, std::size_t blocks) {
+    using Vec = typename VectorOf<T>::type;
+    constexpr std::size_t kWidth = VectorOf<T>::width;
+    Vec acc[kVectors];
+    for (Vec& a : acc) a = identity_vector<T, Op>();
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const T* block = x + b * kLanes<T>;
+        for (std::size_t k = 0; k < kVectors; ++k) acc[k] = Op::combine(acc[k], load_vector(block + k * kWidth));
+    }
+    for (std::size_t width = kVectors / 2; width > 0; width /= 2) {
+        for (std::size_t k = 0; k < width; ++k) acc[k] = Op::combine(acc[k], acc[k + width]);
+    }
+    return acc[0];
+}
+
+// Combines values[0..count) (count >= 1; scalars or vectors) as a balanced binary tree, in place.
+template <class Op, class V>
+GPUCORE_CPU_INLINE V combine_tree(V* values, std::size_t count) {
     for (std::size_t width = 1; width < count; width *= 2) {
         for (std::size_t i = 0; i + width < count; i += 2 * width) {
             values[i] = Op::combine(values[i], values[i + width]);
         }
     }
-    return count == 0 ? Op::identity() : values[0];
+    return values[0];
 }
 
-// Up to kChunk elements: leaves left to right, then a tree over their results.
+// Fewer than kLanes elements (short rows, e.g. reduce_rows 2^20 x 16): one vector accumulator
+// when there is at least one vector of input, else scalars.
+template <class T, class Op>
+GPUCORE_CPU_INLINE T reduce_short(const T* x, std::size_t n) {
+    constexpr std::size_t kWidth = VectorOf<T>::width;
+    std::size_t i = 0;
+    T result = Op::identity();
+    if (n >= kWidth) {
+        typename VectorOf<T>::type acc = load_vector(x);
+        for (i = kWidth; i + kWidth <= n; i += kWidth) acc = Op::combine(acc, load_vector(x + i));
+        result = combine_lanes<T, Op>(acc);
+    }
+    for (; i < n; ++i) result = Op::combine(result, x[i]);
+    return result;
+}
+
+// Up to kChunk elements: leaves left to right, a tree over their vectors, then over the lanes;
+// the last n % kLanes elements are added at the end.
 template <class T, class Op>
 GPUCORE_CPU_INLINE T reduce_span(const T* x, std::size_t n) {
-    if (n <= kLeaf) return reduce_leaf<T, Op>(x, n);
-    T leaves[kChunk / kLeaf];
+    static_assert(kLeaf % kLanes<T> == 0, "leaves hold whole blocks");
+    if (n < kLanes<T>) return reduce_short<T, Op>(x, n);
+    const std::size_t whole = n / kLanes<T> * kLanes<T>;
+    typename VectorOf<T>::type leaves[kChunk / kLeaf];
     std::size_t count = 0;
-    for (std::size_t first = 0; first < n; first += kLeaf) {
-        leaves[count++] = reduce_leaf<T, Op>(x + first, std::min(kLeaf, n - first));
+    for (std::size_t first = 0; first < whole; first += kLeaf) {
+        leaves[count++] = reduce_leaf<T, Op>(x + first, std::min(kLeaf, whole - first) / kLanes<T>);
     }
-    return combine_tree<T, Op>(leaves, count);
+    T result = combine_lanes<T, Op>(combine_tree<Op>(leaves, count));
+    for (std::size_t i = whole; i < n; ++i) result = Op::combine(result, x[i]);
+    return result;
 }
 
 // The two entry points the team calls, compiled for AVX2 and the baseline (see cpu_parallel.hpp).
@@ -209,7 +242,7 @@ void reduce_rows_typed(const T* in, std::size_t rows, std::size_t cols, T* out) 
         }
 #pragma omp for schedule(static)
         for (std::size_t r = 0; r < rows; ++r) {
-            out[r] = combine_tree<T, Op>(partials.get() + r * chunks_per_row, chunks_per_row);
+            out[r] = combine_tree<Op>(partials.get() + r * chunks_per_row, chunks_per_row);
         }
     }
 }

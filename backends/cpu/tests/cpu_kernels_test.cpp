@@ -160,7 +160,7 @@ TYPED_TEST(CpuReduce, WholeArraysOfAwkwardSizes) {
 
 TYPED_TEST(CpuReduce, RowsOfEveryShape) {
     // Many short rows (parallel over rows), few long rows (parallel within rows), chunk edges.
-    const std::size_t shapes[][2] = {{7, 0},     {1, 1},        {131071, 1}, {1000, 7},   {4096, 16},
+    const std::size_t shapes[][2] = {{7, 0},     {1, 1},        {131071, 1}, {1000, 7},   {4096, 16},   {333, 8},  {77, 23}, {50, 37},
                                      {17, 1031}, {2, 65536},   {2, 65537},  {3, 200003}, {64, 70001},
                                      {5, 65536 * 3 + 5}};
     for (gpucore_reduce_op op : kOps) {
