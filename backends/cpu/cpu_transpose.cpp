@@ -5,7 +5,8 @@
 // 4x4 (or 2x2) register transposes read the input tile row by row and write the buffer; the buffer
 // is then written out as whole output row segments (full cache lines, streamed past the cache when
 // the matrix is larger than the LLC). This keeps every strided access inside L1 even for
-// power-of-two widths, where direct strided stores would fight over the same cache sets.
+// power-of-two widths, where direct strided stores would fight over the same cache sets. While a
+// tile is moved, the input of the next tile to the right is prefetched.
 // Partial tiles at the right and bottom edges use a plain loop. The code only moves bits, so it is
 // the same for every dtype of one size.
 #include <omp.h>
