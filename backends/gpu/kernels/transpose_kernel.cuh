@@ -66,7 +66,8 @@ __global__ void __launch_bounds__(kThreadsX* kThreadsY)
         const std::size_t tile_col = (t % tiles_x) * kTile;
         const std::size_t in_col = tile_col + static_cast<std::size_t>(tx) * kVec;
 #pragma unroll
-        for (int j = ty; j < kTile; j += kThreadsY) {
+        for (int r = 0; r < kTile / kThreadsY; ++r) { // a constant trip count: clang unrolls it
+            const int j = ty + r * kThreadsY;
             const std::size_t in_row = tile_row + j;
             if (in_row < rows && in_col < cols) { // cols % kVec == 0: the whole vector is inside
                 const Pack<Word> v = load_pack_readonly(in + in_row * cols + in_col, 0);
@@ -77,7 +78,8 @@ __global__ void __launch_bounds__(kThreadsX* kThreadsY)
         __syncthreads();
         const std::size_t out_col = tile_row + static_cast<std::size_t>(tx) * kVec;
 #pragma unroll
-        for (int j = ty; j < kTile; j += kThreadsY) {
+        for (int r = 0; r < kTile / kThreadsY; ++r) {
+            const int j = ty + r * kThreadsY;
             const std::size_t out_row = tile_col + j;
             if (out_row < cols && out_col < rows) {
                 Pack<Word> v;
