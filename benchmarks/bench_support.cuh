@@ -37,7 +37,7 @@ inline double median(std::vector<double> v) {
 
 struct Settings {
     int warmup = 3;
-    int reps = 25;
+    int reps = 15; // per round; cases time two alternating rounds
 };
 
 // Times enqueue() on a gpucore stream: per sample, the flush buffer is overwritten (evicting L2),

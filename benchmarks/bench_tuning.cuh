@@ -58,14 +58,14 @@ public:
              });
     }
 
-    template <int kThreads, int kPacks>
+    template <int kThreads, int kPacks, bool kStreaming = false>
     void vector_add(const float* a, const float* b, float* c, std::size_t n, int blocks_per_sm_cap) {
         std::size_t grid = (n + kThreads * kPacks * 4 - 1) / (kThreads * kPacks * 4);
         if (blocks_per_sm_cap > 0) grid = std::min<std::size_t>(grid, std::size_t(sms_) * blocks_per_sm_cap);
         time("vector_add 2^28 threads " + std::to_string(kThreads) + " packs " + std::to_string(kPacks) +
-                 " cap " + std::to_string(blocks_per_sm_cap),
+                 " cap " + std::to_string(blocks_per_sm_cap) + (kStreaming ? " streaming stores" : ""),
              12.0 * n, [&] {
-                 gpucore::gpu::vector_add_kernel<float, kThreads, kPacks, true>
+                 gpucore::gpu::vector_add_kernel<float, kThreads, kPacks, true, kStreaming>
                      <<<static_cast<unsigned>(grid), kThreads, 0, stream_>>>(a, b, c, n);
              });
     }
@@ -143,42 +143,38 @@ inline void run_tuning(cudaStream_t stream, void* flush, std::size_t flush_bytes
     auto* tc = reinterpret_cast<std::uint32_t*>(c);
     for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{16384, 16384}, {4096, 4096}, {5003, 3001}}) {
         t.transpose<64, 8>(ta, tc, rows, cols);
-        t.transpose<64, 4>(ta, tc, rows, cols);
-        t.transpose<32, 4>(ta, tc, rows, cols);
+        t.transpose<32, 8>(ta, tc, rows, cols);
+        t.transpose<32, 2>(ta, tc, rows, cols);
+        t.transpose<64, 2>(ta, tc, rows, cols);
         if (rows % 4 == 0 && cols % 4 == 0) {
-            t.transpose_vector<16, 16>(ta, tc, rows, cols);
-            t.transpose_vector<16, 8>(ta, tc, rows, cols);
             t.transpose_vector<8, 8>(ta, tc, rows, cols);
-            t.transpose_vector<8, 16>(ta, tc, rows, cols);
+            t.transpose_vector<8, 4>(ta, tc, rows, cols);
+            t.transpose_vector<8, 2>(ta, tc, rows, cols);
+            t.transpose_vector<16, 4>(ta, tc, rows, cols);
+            t.transpose_vector<4, 4>(ta, tc, rows, cols);
         }
     }
     // vector_add
-    t.vector_add<256, 2>(a, b, c, n, 0);
     t.vector_add<256, 4>(a, b, c, n, 0);
-    t.vector_add<128, 4>(a, b, c, n, 0);
+    t.vector_add<256, 4, true>(a, b, c, n, 0);
     t.vector_add<256, 1>(a, b, c, n, 0);
+    t.vector_add<256, 1, true>(a, b, c, n, 0);
+    t.vector_add<256, 2, true>(a, b, c, n, 0);
     // reduce
     for (int blocks : {1056, 2112}) {
         t.reduce<256, 4>(a, n, c, partials, tickets, blocks);
         t.reduce<256, 2>(a, n, c, partials, tickets, blocks);
-        t.reduce<256, 8>(a, n, c, partials, tickets, blocks);
-        t.reduce<128, 4>(a, n, c, partials, tickets, blocks);
-    }
-    // reduce_rows short rows
-    for (int bps : {8, 16}) {
-        t.rows16<256, 8>(a, std::size_t{1} << 20, c, bps);
-        t.rows16<128, 8>(a, std::size_t{1} << 20, c, bps);
     }
     // reduce_rows long rows
-    for (std::size_t split : {1, 2, 4}) {
-        t.rows_block<256, 4>(a, 2048, 131072, split, c, partials, tickets);
+    for (std::size_t split : {1, 2}) {
         t.rows_block<256, 2>(a, 2048, 131072, split, c, partials, tickets);
-        t.rows_block<128, 4>(a, 2048, 131072, split, c, partials, tickets);
+        t.rows_block<256, 1>(a, 2048, 131072, split, c, partials, tickets);
+        t.rows_block<512, 2>(a, 2048, 131072, split, c, partials, tickets);
+        t.rows_block<128, 2>(a, 2048, 131072, split, c, partials, tickets);
+        t.rows_block<512, 1>(a, 2048, 131072, split, c, partials, tickets);
     }
-    t.rows_block<256, 8>(a, 2048, 131072, 1, c, partials, tickets);
-    t.rows_block<256, 4>(a, 8, std::size_t{1} << 25, 132, c, partials, tickets);
-    t.rows_block<256, 4>(a, 8, std::size_t{1} << 25, 264, c, partials, tickets);
-    t.rows_block<128, 4>(a, 8, std::size_t{1} << 25, 264, c, partials, tickets);
+    t.rows_block<256, 2>(a, 8, std::size_t{1} << 25, 132, c, partials, tickets);
+    t.rows_block<256, 2>(a, 8, std::size_t{1} << 25, 264, c, partials, tickets);
     t.print();
     cudaFree(a);
     cudaFree(b);

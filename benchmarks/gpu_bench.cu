@@ -101,6 +101,18 @@ public:
         BENCH_CUDA(cudaDeviceSynchronize());
         return time_cuda_ms(peer_, flush_.data(), flush_count_ * 4, settings_, enqueue);
     }
+    // gpucore and its peer in two alternating rounds (gpucore, peer, gpucore, peer), each side's
+    // time the mean of its two round medians: slow drift of clocks or memory state during a run
+    // falls on both sides alike.
+    template <class Ours, class Theirs>
+    void time_pair(CaseResult& r, Ours&& ours, Theirs&& theirs) {
+        const double a1 = gpucore_ms(ours);
+        const double b1 = peer_ms(theirs);
+        const double a2 = gpucore_ms(ours);
+        const double b2 = peer_ms(theirs);
+        r.gpucore_ms = 0.5 * (a1 + a2);
+        r.peer_ms = 0.5 * (b1 + b2);
+    }
 
     // Device-to-device copy of `bytes` (read + write counted: 2 * bytes moved).
     double copy_ms(void* dst, const void* src, std::size_t bytes) {
@@ -115,10 +127,9 @@ public:
         random_fill(a.data(), n, 1);
         random_fill(b.data(), n, 2);
         CaseResult r = named<T>("vector_add", pow2_name(n), 3.0 * n * sizeof(T));
-        r.gpucore_ms = gpucore_ms([&] { gpucore::vector_add(stream_, a, b, c); });
         r.peer = "thrust::transform";
         r.peer_bytes = r.bytes;
-        r.peer_ms = peer_ms([&] {
+        time_pair(r, [&] { gpucore::vector_add(stream_, a, b, c); }, [&] {
             thrust::transform(thrust::cuda::par_nosync.on(peer_), a.data(), a.data() + n, b.data(),
                               want.data(), thrust::plus<T>());
         });
@@ -140,10 +151,9 @@ public:
         void* temp = nullptr;
         BENCH_CUDA(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
         CaseResult r = named<T>("reduce_sum", pow2_name(n), 1.0 * n * sizeof(T));
-        r.gpucore_ms = gpucore_ms([&] { gpucore::reduce(stream_, in, out, gpucore::ReduceOp::sum); });
         r.peer = "cub::DeviceReduce::Sum";
         r.peer_bytes = r.bytes;
-        r.peer_ms = peer_ms([&] {
+        time_pair(r, [&] { gpucore::reduce(stream_, in, out, gpucore::ReduceOp::sum); }, [&] {
             BENCH_CUDA(cub::DeviceReduce::Sum(temp, temp_bytes, in.data(), cub_out,
                                               static_cast<std::int64_t>(n), peer_));
         });
@@ -175,15 +185,15 @@ public:
         BENCH_CUDA(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
         CaseResult r = named<T>("reduce_rows_sum", std::to_string(rows) + "x" + std::to_string(cols),
                                 1.0 * n * sizeof(T) + 1.0 * rows * sizeof(T));
-        r.gpucore_ms = gpucore_ms(
-            [&] { gpucore::reduce_rows(stream_, in, out, rows, cols, gpucore::ReduceOp::sum); });
         r.peer = "cub::DeviceSegmentedReduce::Sum";
         r.peer_bytes = r.bytes;
-        r.peer_ms = peer_ms([&] {
-            BENCH_CUDA(cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, in.data(), want.data(),
-                                                       static_cast<std::int64_t>(rows), begins,
-                                                       begins + 1, peer_));
-        });
+        time_pair(r, [&] { gpucore::reduce_rows(stream_, in, out, rows, cols, gpucore::ReduceOp::sum); },
+                  [&] {
+                      BENCH_CUDA(cub::DeviceSegmentedReduce::Sum(temp, temp_bytes, in.data(),
+                                                                 want.data(),
+                                                                 static_cast<std::int64_t>(rows),
+                                                                 begins, begins + 1, peer_));
+                  });
         BENCH_CUDA(cudaDeviceSynchronize());
         r.verified = count_mismatches(out.data(), want.data(), rows, peer_tolerance<T>()) == 0;
         r.check = "every row against CUB's (float: relative tolerance)";
@@ -198,10 +208,12 @@ public:
         random_fill(in.data(), n, 5);
         CaseResult r = named<T>("transpose", std::to_string(rows) + "x" + std::to_string(cols),
                                 2.0 * n * sizeof(T));
-        r.gpucore_ms = gpucore_ms([&] { gpucore::transpose(stream_, in, out, rows, cols); });
         r.peer = "cudaMemcpy D2D (same bytes)";
         r.peer_bytes = r.bytes;
-        r.peer_ms = copy_ms(copy.data(), in.data(), n * sizeof(T));
+        time_pair(r, [&] { gpucore::transpose(stream_, in, out, rows, cols); }, [&] {
+            BENCH_CUDA(cudaMemcpyAsync(copy.data(), in.data(), n * sizeof(T),
+                                       cudaMemcpyDeviceToDevice, peer_));
+        });
         BENCH_CUDA(cudaDeviceSynchronize());
         r.verified = count_transpose_mismatches(in.data(), out.data(), rows, cols) == 0;
         r.check = "every element at its transposed place";

@@ -216,6 +216,17 @@ __device__ __forceinline__ T shfl_xor(T value, int lane_mask, int width) {
 __device__ __forceinline__ uint4 load_readonly_16(const void* p) {
     return *static_cast<const uint4*>(p);
 }
+
+// Load of a value another block wrote (and fenced) during this kernel: never from a stale L1.
+template <class T>
+__device__ __forceinline__ T load_coherent(const T* p) {
+    return *static_cast<const volatile T*>(p);
+}
+
+// 16-byte store of data no thread of this kernel reads again (streaming, evict-first).
+__device__ __forceinline__ void store_streaming_16(void* p, uint4 v) {
+    *static_cast<uint4*>(p) = v;
+}
 #else
 inline constexpr int kWarpSize = 32;
 using lane_mask_t = std::uint32_t;
@@ -230,6 +241,18 @@ __device__ __forceinline__ T shfl_xor(T value, int lane_mask, int width) {
 // 16-byte load of data the kernel never writes: through the read-only (non-coherent) data path.
 __device__ __forceinline__ uint4 load_readonly_16(const void* p) {
     return __ldg(static_cast<const uint4*>(p));
+}
+
+// Load of a value another block wrote (and fenced) during this kernel: cached in L2 only, so
+// never from a stale L1 line; independent loads can still be in flight together.
+template <class T>
+__device__ __forceinline__ T load_coherent(const T* p) {
+    return __ldcg(p);
+}
+
+// 16-byte store of data no thread of this kernel reads again (streaming, evict-first).
+__device__ __forceinline__ void store_streaming_16(void* p, uint4 v) {
+    __stcs(static_cast<uint4*>(p), v);
 }
 #endif
 

@@ -15,7 +15,8 @@ void launch_reduce(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, st
         using T = typename decltype(type)::type;
         using Op = decltype(functor);
         static_assert(sizeof(T) <= 8, "partials use 8-byte scratch slots");
-        const std::size_t per_block = static_cast<std::size_t>(Policy::kThreads) * Pack<T>::kCount;
+        const std::size_t per_block =
+            static_cast<std::size_t>(Policy::kThreads) * Policy::kPacksPerThread * Pack<T>::kCount;
         std::size_t grid = n / per_block + (n % per_block != 0);
         grid = std::min({grid, resident_blocks(ctx.device, Policy::kThreads),
                          static_cast<std::size_t>(Policy::kMaxBlocks),

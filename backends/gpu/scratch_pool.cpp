@@ -46,6 +46,7 @@ void ScratchPool::release(const StreamScratch& scratch) noexcept {
 }
 
 void ScratchPool::free_all() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
     for (void* area : allocations_) (void)gpuFree(area);
     allocations_.clear();
     free_.clear();

@@ -1,7 +1,7 @@
 // Per-device pool of stream scratch areas (partials + tickets for the single-pass kernels). A
 // stream takes one when it is created and gives it back when destroyed, so creating and
 // destroying streams in bulk allocates nothing after warm-up, and never calls gpuFree (which
-// would wait for the whole device). Areas are freed at shutdown.
+// would wait for the whole device). Areas are freed at shutdown or process exit.
 #pragma once
 
 #include <mutex>
@@ -18,7 +18,8 @@ public:
     StreamScratch acquire(gpuStream_t stream);
     // Returns an area whose stream has finished all its work. Thread-safe; never throws.
     void release(const StreamScratch& scratch) noexcept;
-    // Frees every pooled area (the current device must be the pool's). Not thread-safe.
+    // Frees every area the pool allocated (the current device must be the pool's), including
+    // areas streams still hold: for shutdown and process exit only. Thread-safe.
     void free_all() noexcept;
 
 private:

@@ -44,6 +44,27 @@ std::unique_ptr<DeviceRecord> describe_device(int device) {
     return record;
 }
 
+// Frees every device's pooled stream scratch (idempotent).
+void release_scratch() noexcept {
+    PluginState& state = plugin_state();
+    for (std::size_t i = 0; i < state.devices.size(); ++i) {
+        try {
+            DeviceScope scope(static_cast<int>(i));
+            state.devices[i]->scratch.free_all();
+        } catch (...) {
+            // A device that cannot be made current keeps its scratch until the process ends.
+        }
+    }
+}
+
+// The core may never call shutdown (the contract allows it), yet the pooled scratch should not
+// outlive the process as a leak that memory checkers report. This object is created in init,
+// after the runtime's first call, so its destructor runs at exit before the runtime's own
+// teardown (destructors run in reverse order of construction).
+struct ScratchReleaseAtExit {
+    ~ScratchReleaseAtExit() { release_scratch(); }
+};
+
 std::string runtime_failure(gpuError_t err, const char* call) {
     return vendor_call_text(call) + ": " + gpuGetErrorString(err) + " (" + gpuGetErrorName(err) + ")";
 }
@@ -72,22 +93,13 @@ gpucore_status init(const gpucore_host_services* host, gpucore_message* msg) {
         for (int device = 0; device < count; ++device) {
             state.devices.push_back(describe_device(device));
         }
+        static ScratchReleaseAtExit release_at_exit;
         log_message(GPUCORE_LOG_DEBUG, GPUCORE_GPU_BACKEND_NAME ": " + std::to_string(count) +
                                            " device(s)");
     });
 }
 
-void shutdown(void) {
-    PluginState& state = plugin_state();
-    for (std::size_t i = 0; i < state.devices.size(); ++i) {
-        try {
-            DeviceScope scope(static_cast<int>(i));
-            state.devices[i]->scratch.free_all();
-        } catch (...) {
-            // Shutting down: a device that cannot be made current keeps its scratch.
-        }
-    }
-}
+void shutdown(void) { release_scratch(); }
 
 gpucore_status device_count(int* count, gpucore_message* msg) {
     return guarded(msg, -1, [&] {

@@ -21,8 +21,9 @@ __device__ __forceinline__ std::int32_t wrapping_add(std::int32_t a, std::int32_
 }
 
 // Requires a, b and c to share their offset from 16-byte alignment (the launcher checks; it uses
-// kPacked = false otherwise, treating every element as a scalar).
-template <class T, int kThreads, int kPacksInFlight, bool kPacked>
+// kPacked = false otherwise, treating every element as a scalar). kStreamingStores: evict-first
+// stores (a tuning option).
+template <class T, int kThreads, int kPacksInFlight, bool kPacked, bool kStreamingStores = false>
 __global__ void __launch_bounds__(kThreads)
     vector_add_kernel(const T* a, const T* b, T* c, std::size_t n) {
     const std::size_t thread = static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x;
@@ -49,7 +50,8 @@ __global__ void __launch_bounds__(kThreads)
                 for (int j = 0; j < kPacksInFlight; ++j) {
 #pragma unroll
                     for (int l = 0; l < kLanes; ++l) va[j].v[l] = wrapping_add(va[j].v[l], vb[j].v[l]);
-                    store_pack(pc, p + j * threads, va[j]);
+                    if constexpr (kStreamingStores) store_pack_streaming(pc, p + j * threads, va[j]);
+                    else store_pack(pc, p + j * threads, va[j]);
                 }
             }
         }

@@ -12,7 +12,7 @@ namespace gpucore::gpu {
 
 // Called by every thread of the block after thread 0 holds the block's partial in `partial`.
 // Returns true in every thread of the block that drew the last of `expected` tickets; partials
-// written by all blocks are then visible to it (read them with load_partial).
+// written by all blocks are then visible to it (read them with combine_partials).
 template <class T>
 __device__ __forceinline__ bool publish_partial(T partial, T* partial_slot, unsigned int* ticket,
                                                 unsigned int expected, bool* is_last_shared) {
@@ -28,11 +28,24 @@ __device__ __forceinline__ bool publish_partial(T partial, T* partial_slot, unsi
     return *is_last_shared;
 }
 
-// Reads a partial written by another block: volatile, so it is fetched from L2, never from a
-// stale L1 line.
-template <class T>
-__device__ __forceinline__ T load_partial(const T* slot) {
-    return *static_cast<const volatile T*>(slot);
+// Combines partials[0..count) in the last block (every thread calls it; the result is this
+// thread's share, to be block-reduced). Loads bypass L1 (load_coherent) and four are in flight
+// per thread before they are combined: the combine is latency-bound, not bandwidth-bound.
+template <int kThreads, class T, class Op>
+__device__ __forceinline__ T combine_partials(const T* partials, std::size_t count, Op op) {
+    constexpr int kInFlight = 4;
+    T value = Op::template identity<T>();
+    for (std::size_t base = threadIdx.x; base < count; base += kThreads * kInFlight) {
+        T loaded[kInFlight];
+#pragma unroll
+        for (int j = 0; j < kInFlight; ++j) {
+            const std::size_t i = base + static_cast<std::size_t>(j) * kThreads;
+            loaded[j] = i < count ? load_coherent(partials + i) : Op::template identity<T>();
+        }
+#pragma unroll
+        for (int j = 0; j < kInFlight; ++j) value = op(value, loaded[j]);
+    }
+    return value;
 }
 
 } // namespace gpucore::gpu

@@ -46,4 +46,13 @@ __host__ __device__ __forceinline__ std::size_t elements_to_alignment(const T* p
     return head < n ? head : n;
 }
 
+// Store of a pack no thread of this kernel reads again (evict-first where the vendor has it).
+template <class T>
+__device__ __forceinline__ void store_pack_streaming(T* aligned_base, std::size_t pack_index,
+                                                     const Pack<T>& pack) {
+    uint4 raw;
+    memcpy(&raw, &pack, sizeof raw);
+    store_streaming_16(reinterpret_cast<Pack<T>*>(aligned_base) + pack_index, raw);
+}
+
 } // namespace gpucore::gpu

@@ -29,10 +29,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (!publish_partial(value, partials + blockIdx.x, ticket, gridDim.x, &is_last)) return;
 
-    value = Op::template identity<T>();
-    for (unsigned int i = threadIdx.x; i < gridDim.x; i += kThreads) {
-        value = op(value, load_partial(partials + i));
-    }
+    value = combine_partials<kThreads>(partials, gridDim.x, op);
     __syncthreads(); // storage is reused
     value = block_reduce<kThreads>(value, op, storage);
     if (threadIdx.x == 0) {

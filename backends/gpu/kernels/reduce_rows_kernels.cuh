@@ -88,10 +88,7 @@ __global__ void __launch_bounds__(kThreads)
             if (threadIdx.x == 0) out[row] = value;
         } else if (publish_partial(value, partials + item, tickets + row,
                                    static_cast<unsigned int>(split), &is_last)) {
-            value = Op::template identity<T>();
-            for (std::size_t i = threadIdx.x; i < split; i += kThreads) {
-                value = op(value, load_partial(partials + row * split + i));
-            }
+            value = combine_partials<kThreads>(partials + row * split, split, op);
             __syncthreads();
             value = block_reduce<kThreads>(value, op, storage);
             if (threadIdx.x == 0) {
