@@ -40,12 +40,16 @@ struct Settings {
     int reps = 15; // per round; cases time two alternating rounds
 };
 
-// Times enqueue() on a gpucore stream: per sample, the flush buffer is overwritten (evicting L2),
-// then start event, the work, end event. Everything is queued before one synchronize, so the
-// flush hides the host's enqueue time and the events measure device time.
+// Times enqueue() on a gpucore stream: per sample, the flush buffer (twice the L2) is READ by a
+// reduce, evicting the L2 and leaving only clean lines (a write-based flush would leave the L2
+// full of dirty lines, whose write-back then lands inside the timed work: seen as 15-35 us on an
+// H200, and memset and kernel writes leave different states, which made gpucore and peers
+// unequal), then start event, the work, end event. Everything is queued before one synchronize,
+// so the flush hides the host's enqueue time and the events measure device time.
 template <class Enqueue>
 double time_gpucore_ms(gpucore::Stream& stream, gpucore::Buffer<std::uint32_t>& flush,
-                       const Settings& s, Enqueue&& enqueue) {
+                       gpucore::Buffer<std::uint32_t>& flush_out, const Settings& s,
+                       Enqueue&& enqueue) {
     const int total = s.warmup + s.reps;
     std::vector<gpucore::Event> starts, ends;
     for (int i = 0; i < total; ++i) {
@@ -53,7 +57,7 @@ double time_gpucore_ms(gpucore::Stream& stream, gpucore::Buffer<std::uint32_t>& 
         ends.emplace_back(stream.device());
     }
     for (int i = 0; i < total; ++i) {
-        flush.fill_async(stream, static_cast<std::uint32_t>(i));
+        gpucore::reduce(stream, flush, flush_out, gpucore::ReduceOp::max);
         starts[static_cast<std::size_t>(i)].record(stream);
         enqueue();
         ends[static_cast<std::size_t>(i)].record(stream);
@@ -65,6 +69,17 @@ double time_gpucore_ms(gpucore::Stream& stream, gpucore::Buffer<std::uint32_t>& 
                                             ends[static_cast<std::size_t>(i)]));
     }
     return median(times);
+}
+
+// Reads `n` words (the peer side's L2 flush, as time_gpucore_ms's).
+__global__ void read_flush_kernel(const uint4* words, std::size_t n, unsigned int* out) {
+    unsigned int acc = 0;
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        const uint4 v = __ldg(words + i);
+        acc = max(acc, max(max(v.x, v.y), max(v.z, v.w)));
+    }
+    if (acc == 0xFFFFFFFFu) *out = acc; // never true for the flush contents: keeps the loads alive
 }
 
 // The same for peer work on a raw CUDA stream.
@@ -79,7 +94,8 @@ double time_cuda_ms(cudaStream_t stream, void* flush, std::size_t flush_bytes, c
         BENCH_CUDA(cudaEventCreate(&ends[static_cast<std::size_t>(i)]));
     }
     for (int i = 0; i < total; ++i) {
-        BENCH_CUDA(cudaMemsetAsync(flush, i & 0xFF, flush_bytes, stream));
+        read_flush_kernel<<<1056, 256, 0, stream>>>(static_cast<const uint4*>(flush), flush_bytes / 16,
+                                                     static_cast<unsigned int*>(flush));
         BENCH_CUDA(cudaEventRecord(starts[static_cast<std::size_t>(i)], stream));
         enqueue();
         BENCH_CUDA(cudaGetLastError());

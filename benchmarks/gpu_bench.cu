@@ -1,7 +1,8 @@
 // The CUDA benchmark of issue 3: gpucore (through the public API and the loaded cuda plugin) timed
 // beside its peers in the same run on the same device: cudaMemcpy D2D, thrust::transform,
 // cub::DeviceReduce::Sum, cub::DeviceSegmentedReduce::Sum. Medians of event-timed repeats after
-// warm-up, each repeat after an L2 flush (inputs never cache-resident); every gpucore result is
+// warm-up, each repeat after an L2 flush by reading 2x L2 (inputs never cache-resident, no dirty
+// lines left to write back during the timed work); every gpucore result is
 // verified (exactly, or against the peer within float rounding). Prints the tables, writes JSON.
 //
 //   gpucore_cuda_bench [--json FILE] [--reps N] [--quick] [--tune]
@@ -68,6 +69,8 @@ public:
         // Twice the L2, so one overwrite evicts everything a timed op could find there.
         flush_count_ = std::max<std::size_t>(props.l2_cache_bytes * 2, std::size_t{64} << 20) / 4;
         flush_ = gpucore::Buffer<std::uint32_t>(device_, flush_count_);
+        flush_out_ = gpucore::Buffer<std::uint32_t>(device_, 1);
+        flush_.fill(1u); // read by every flush; never the all-ones word read_flush_kernel tests
         BENCH_CUDA(cudaStreamCreateWithFlags(&peer_, cudaStreamNonBlocking));
         report_.device = props.name;
         report_.architecture = props.architecture;
@@ -94,7 +97,7 @@ public:
     template <class Enqueue>
     double gpucore_ms(Enqueue&& enqueue) {
         BENCH_CUDA(cudaDeviceSynchronize());
-        return time_gpucore_ms(stream_, flush_, settings_, enqueue);
+        return time_gpucore_ms(stream_, flush_, flush_out_, settings_, enqueue);
     }
     template <class Enqueue>
     double peer_ms(Enqueue&& enqueue) {
@@ -268,6 +271,7 @@ private:
     Settings settings_;
     std::size_t flush_count_ = 0;
     gpucore::Buffer<std::uint32_t> flush_;
+    gpucore::Buffer<std::uint32_t> flush_out_;
     cudaStream_t peer_ = nullptr;
     Report report_;
 };

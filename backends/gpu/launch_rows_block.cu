@@ -17,10 +17,20 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
     dispatch_reduce(dtype, op, [&](auto type, auto functor) {
         using T = typename decltype(type)::type;
         using Op = decltype(functor);
-        reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kBlockPacksPerThread>
-            <<<static_cast<unsigned int>(plan.grid), Policy::kBlockThreads, 0, ctx.stream>>>(
-                static_cast<const T*>(in), rows, cols, plan.split, static_cast<T*>(out),
-                static_cast<T*>(ctx.scratch.partials), ctx.scratch.tickets);
+        const auto grid = static_cast<unsigned int>(plan.grid);
+        const auto* typed_in = static_cast<const T*>(in);
+        auto* partials = static_cast<T*>(ctx.scratch.partials);
+        if (plan.split > 1) {
+            reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread>
+                <<<grid, Policy::kBlockThreads, 0, ctx.stream>>>(typed_in, rows, cols, plan.split,
+                                                                 static_cast<T*>(out), partials,
+                                                                 ctx.scratch.tickets);
+        } else {
+            reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kBlockPacksPerThread>
+                <<<grid, Policy::kBlockThreads, 0, ctx.stream>>>(typed_in, rows, cols, 1,
+                                                                 static_cast<T*>(out), partials,
+                                                                 ctx.scratch.tickets);
+        }
         GPUCORE_GPU_CHECK(last_launch_error());
     });
 }
