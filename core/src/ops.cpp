@@ -19,16 +19,6 @@ gpucore_dtype to_plugin(DType dtype) {
     return GPUCORE_DTYPE_F32;
 }
 
-gpucore_reduce_op to_plugin(ReduceOp op) {
-    switch (op) {
-    case ReduceOp::min: return GPUCORE_REDUCE_MIN;
-    case ReduceOp::max: return GPUCORE_REDUCE_MAX;
-    case ReduceOp::prod: return GPUCORE_REDUCE_PROD;
-    case ReduceOp::sum: break;
-    }
-    return GPUCORE_REDUCE_SUM;
-}
-
 // Validation shared by every operation; throws Error(invalid_argument) naming `operation`.
 class OpCheck {
 public:
@@ -54,6 +44,18 @@ public:
                  ", cols: " + std::to_string(cols) + ")");
         }
         return rows * cols;
+    }
+
+    // The plugin's reduce op. A value outside the enum (an integer cast to ReduceOp) is an error,
+    // not silently a sum.
+    gpucore_reduce_op reduce_op(ReduceOp op) const {
+        switch (op) {
+        case ReduceOp::sum: return GPUCORE_REDUCE_SUM;
+        case ReduceOp::min: return GPUCORE_REDUCE_MIN;
+        case ReduceOp::max: return GPUCORE_REDUCE_MAX;
+        case ReduceOp::prod: return GPUCORE_REDUCE_PROD;
+        }
+        fail("unknown reduce op " + std::to_string(static_cast<int>(op)));
     }
 
     [[noreturn]] void fail(const std::string& cause) const {
@@ -118,9 +120,10 @@ void reduce(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, cons
     check.buffer(in, "in");
     check.buffer(out, "out");
     if (n_out == 0) check.fail("out is empty (it must hold at least 1 element)");
+    const gpucore_reduce_op plugin_op = check.reduce_op(op);
     // n_in == 0 still runs: the plugin writes the identity to out[0].
     check.backend().call("reduce", check.device(), check.backend().api().reduce, to_plugin(dtype),
-                         to_plugin(op), static_cast<const void*>(in.data()), n_in, out.data(),
+                         plugin_op, static_cast<const void*>(in.data()), n_in, out.data(),
                          check.stream());
 }
 
@@ -137,10 +140,11 @@ void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Allocation& in,
     if (n_out != rows) {
         check.fail("out holds " + n(n_out) + " elements but there are " + n(rows) + " rows");
     }
+    const gpucore_reduce_op plugin_op = check.reduce_op(op);
     if (rows == 0) return;
     // cols == 0 still runs: the plugin writes the identity to every out[r].
     check.backend().call("reduce_rows", check.device(), check.backend().api().reduce_rows,
-                         to_plugin(dtype), to_plugin(op), static_cast<const void*>(in.data()), rows, cols,
+                         to_plugin(dtype), plugin_op, static_cast<const void*>(in.data()), rows, cols,
                          out.data(), check.stream());
 }
 
