@@ -62,6 +62,11 @@ Allocation::Allocation(const Device& device, MemoryKind kind, std::size_t bytes)
     Backend& backend = backend_of(device, "Buffer::Buffer");
     const int index = Access::index(device);
     const DeviceProperties& props = backend.properties(index);
+    if (kind != MemoryKind::device && kind != MemoryKind::pinned_host && kind != MemoryKind::managed) {
+        // An integer cast to MemoryKind: refuse it rather than hand out device memory under its name.
+        throw Error(ErrorCode::invalid_argument, "Buffer::Buffer", backend.name(), index,
+                    "unknown memory kind " + std::to_string(static_cast<int>(kind)));
+    }
     if ((kind == MemoryKind::pinned_host && !props.supports_pinned_host) ||
         (kind == MemoryKind::managed && !props.supports_managed)) {
         throw Error(ErrorCode::not_supported, "Buffer::Buffer", backend.name(), index,

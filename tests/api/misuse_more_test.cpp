@@ -114,6 +114,11 @@ TEST(MisuseMore, ReduceOpOutsideTheEnumIsRejectedNotSummed) {
     EXPECT_EQ(out.to_vector(), std::vector<std::uint32_t>(4, 0u)) << "a rejected call must not write";
 }
 
+TEST(MisuseMore, MemoryKindOutsideTheEnumIsRejected) {
+    expect_error([] { Buffer<float> b(cpu_device(), 4, static_cast<MemoryKind>(7)); }, ErrorCode::invalid_argument,
+                 "Buffer::Buffer", "unknown memory kind 7");
+}
+
 TEST(MisuseMore, MovedFromEventInRecordAndDevice) {
     Event e(cpu_device());
     Event keeper = std::move(e);
