@@ -8,7 +8,8 @@
 #
 # Steps (default: all, in this order): env build test sanitize bench
 # Environment: GPUCORE_CUDA_ARCH (default 90), GPUCORE_GPU_BUILD_DIR (default build-gpucheck),
-#   GPUCORE_CHECK_JOBS (default nproc), GPUCORE_SANITIZER_TIMEOUT (seconds per tool run, 900).
+#   GPUCORE_CHECK_JOBS (default nproc), GPUCORE_SANITIZER_TIMEOUT (seconds per tool run, 900),
+#   GPUCORE_COMMIT (shown in the report when the tree is not a git checkout).
 # If a folder .deps/ exists (headers + CMake configs of CLI11 / nlohmann-json for machines that
 # lack them), it is added to CMAKE_PREFIX_PATH.
 # Outputs: report.txt (every step, status, key lines), summary.json, gpu_bench.json,
@@ -51,7 +52,8 @@ run() {
 has_step() { [[ " $STEPS " == *" $1 "* ]]; }
 
 : >"$REPORT/report.txt"
-echo "gpucore GPU check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')" \
+COMMIT=${GPUCORE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo 'unknown (no git checkout)')}
+echo "gpucore GPU check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $COMMIT" \
   | tee -a "$REPORT/report.txt"
 
 if has_step env; then
