@@ -46,6 +46,16 @@ public:
         return rows * cols;
     }
 
+    // rows * cols (overflow-checked), after checking that buffer `which` holds exactly that many.
+    std::size_t matrix(std::size_t held, const char* which, std::size_t rows, std::size_t cols) const {
+        const std::size_t elements = product(rows, cols);
+        if (held != elements) {
+            fail(std::string(which) + " holds " + std::to_string(held) + " elements but rows * cols = " +
+                 std::to_string(rows) + " * " + std::to_string(cols) + " = " + std::to_string(elements));
+        }
+        return elements;
+    }
+
     // The plugin's reduce op. A value outside the enum (an integer cast to ReduceOp) is an error,
     // not silently a sum.
     gpucore_reduce_op reduce_op(ReduceOp op) const {
@@ -97,15 +107,8 @@ void transpose(Stream& stream, DType dtype, const Allocation& in, const Allocati
     const OpCheck check("transpose", stream);
     check.buffer(in, "in");
     check.buffer(out, "out");
-    const std::size_t elements = check.product(rows, cols);
-    if (n_in != elements) {
-        check.fail("in holds " + n(n_in) + " elements but rows * cols = " + n(rows) + " * " + n(cols) +
-                   " = " + n(elements));
-    }
-    if (n_out != elements) {
-        check.fail("out holds " + n(n_out) + " elements but rows * cols = " + n(rows) + " * " + n(cols) +
-                   " = " + n(elements));
-    }
+    const std::size_t elements = check.matrix(n_in, "in", rows, cols);
+    check.matrix(n_out, "out", rows, cols);
     if (elements == 0) return;
     if (&in == &out || in.data() == out.data()) {
         check.fail("in and out are the same buffer (transpose does not work in place)");
@@ -132,11 +135,7 @@ void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Allocation& in,
     const OpCheck check("reduce_rows", stream);
     check.buffer(in, "in");
     check.buffer(out, "out");
-    const std::size_t elements = check.product(rows, cols);
-    if (n_in != elements) {
-        check.fail("in holds " + n(n_in) + " elements but rows * cols = " + n(rows) + " * " + n(cols) +
-                   " = " + n(elements));
-    }
+    check.matrix(n_in, "in", rows, cols);
     if (n_out != rows) {
         check.fail("out holds " + n(n_out) + " elements but there are " + n(rows) + " rows");
     }
