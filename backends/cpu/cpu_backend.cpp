@@ -29,17 +29,28 @@ void log_message(gpucore_log_level level, const std::string& text) noexcept {
 Stream* to_stream(gpucore_stream handle) noexcept { return reinterpret_cast<Stream*>(handle); }
 Event* to_event(gpucore_event handle) noexcept { return reinterpret_cast<Event*>(handle); }
 
-void require_dtype(gpucore_dtype dtype) {
-    if (!is_known_dtype(dtype)) {
-        throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED,
-                           "unknown dtype " + std::to_string(static_cast<int>(dtype)));
+// The integer a caller passed for one of the contract's C enums. A C caller may pass any int; in
+// C++, loading an enum object whose value lies outside its enumerators' range is undefined (and
+// reported by UBSan), so the checks below read the bits instead of the enum.
+template <class Enum>
+int raw_enum_value(const Enum& value) noexcept {
+    static_assert(sizeof(Enum) == sizeof(int), "the contract's enums are int-sized");
+    int raw = 0;
+    std::memcpy(&raw, &value, sizeof raw);
+    return raw;
+}
+
+void require_dtype(const gpucore_dtype& dtype) {
+    const int raw = raw_enum_value(dtype);
+    if (raw < GPUCORE_DTYPE_F32 || raw > GPUCORE_DTYPE_U32 || !is_known_dtype(dtype)) {
+        throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "unknown dtype " + std::to_string(raw));
     }
 }
 
-void require_reduce_op(gpucore_reduce_op op) {
-    if (!is_known_reduce_op(op)) {
-        throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED,
-                           "unknown reduce op " + std::to_string(static_cast<int>(op)));
+void require_reduce_op(const gpucore_reduce_op& op) {
+    const int raw = raw_enum_value(op);
+    if (raw < GPUCORE_REDUCE_SUM || raw > GPUCORE_REDUCE_PROD || !is_known_reduce_op(op)) {
+        throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "unknown reduce op " + std::to_string(raw));
     }
 }
 
@@ -77,10 +88,9 @@ gpucore_status device_properties(int, gpucore_device_properties* props, gpucore_
 gpucore_status allocate(int, gpucore_memory_kind kind, std::size_t bytes, void** ptr,
                         gpucore_message* msg) {
     return guarded(msg, [&] {
-        if (kind != GPUCORE_MEMORY_DEVICE && kind != GPUCORE_MEMORY_PINNED_HOST &&
-            kind != GPUCORE_MEMORY_MANAGED) {
-            throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED,
-                               "unknown memory kind " + std::to_string(static_cast<int>(kind)));
+        const int raw_kind = raw_enum_value(kind);
+        if (raw_kind < GPUCORE_MEMORY_DEVICE || raw_kind > GPUCORE_MEMORY_MANAGED) {
+            throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "unknown memory kind " + std::to_string(raw_kind));
         }
         *ptr = allocate_host(bytes);
         if (*ptr == nullptr) {
