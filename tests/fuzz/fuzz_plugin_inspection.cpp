@@ -1,0 +1,63 @@
+// Fuzz target: the inspection of a candidate plugin file (core/src/plugin_inspection.cpp), which
+// reads ELF headers, section tables and symbol tables of files it did not write, before anything
+// is loaded. The input bytes are written as a plugin file and inspected. Crashes, sanitizer
+// reports, exceptions other than std::bad_alloc and broken invariants are findings.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <new>
+#include <string>
+
+#include "fuzz_check.hpp"
+#include "gpucore/plugin.h"
+#include "plugin_inspection.hpp"
+
+namespace {
+
+std::filesystem::path g_file; // <private temp folder>/libgpucore-fuzz.so, rewritten for each input
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/gpucore-fuzz-XXXXXX";
+    FUZZ_CHECK(::mkdtemp(pattern.data()) != nullptr, "mkdtemp(%s) failed", pattern.c_str());
+    g_file = std::filesystem::path(pattern) / "libgpucore-fuzz.so";
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    {
+        std::ofstream out(g_file, std::ios::binary | std::ios::trunc);
+        out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+        FUZZ_CHECK(out.good(), "cannot write %s", g_file.c_str());
+    }
+    gpucore::detail::PluginInspection result;
+    try {
+        result = gpucore::detail::inspect_plugin_file(g_file);
+    } catch (const std::bad_alloc&) {
+        return 0; // documented: the only exception that may escape
+    }
+    if (result.acceptable) {
+        FUZZ_CHECK(result.reason.empty(), "acceptable with a reason: %s", result.reason.c_str());
+        FUZZ_CHECK(result.abi_major && *result.abi_major == GPUCORE_PLUGIN_ABI_MAJOR, "acceptable without ABI major");
+        FUZZ_CHECK(size >= 64 && data[0] == 0x7f && data[1] == 'E' && data[2] == 'L' && data[3] == 'F',
+                   "a file that is not an ELF shared object was accepted");
+    } else {
+        FUZZ_CHECK(!result.reason.empty(), "refused without a reason");
+        // Every buffer the inspection sizes must fit in the file: a refusal because an allocation
+        // failed means a size was taken from the file unchecked (and a smaller bogus size would
+        // have been granted: gigabytes for a file of a few hundred bytes).
+        FUZZ_CHECK(result.reason.find("bad_alloc") == std::string::npos &&
+                       result.reason.find("vector::") == std::string::npos &&
+                       result.reason.find("length_error") == std::string::npos,
+                   "an allocation sized from the file failed: %s", result.reason.c_str());
+    }
+    FUZZ_CHECK(result.symlink_note.empty(), "a regular file was reported as a symlink");
+    return 0;
+}
