@@ -103,7 +103,10 @@ std::string check_elf_structure(std::ifstream& in, std::uint64_t file_size) {
         Elf64_Shdr section{};
         in.read(reinterpret_cast<char*>(&section), sizeof section);
         if (!in) return "cannot read ELF section header " + std::to_string(i);
-        if (section.sh_type == SHT_NOBITS || section.sh_type == SHT_NULL) continue;
+        // library_info reads the section-name table at e_shstrndx whatever its type says (and sizes
+        // a buffer from its sh_size), so that one is checked even when it claims to hold no bytes.
+        const bool names_table = i == header.e_shstrndx;
+        if (!names_table && (section.sh_type == SHT_NOBITS || section.sh_type == SHT_NULL)) continue;
         if (!range_within(section.sh_offset, section.sh_size, file_size)) {
             return "truncated ELF file (section " + std::to_string(i) + " at offset " +
                    std::to_string(section.sh_offset) + ", " + std::to_string(section.sh_size) +
