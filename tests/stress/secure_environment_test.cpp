@@ -1,0 +1,117 @@
+// A setuid program ignores every gpucore environment variable (they are read with secure_getenv),
+// so nobody can steer a privileged program into loading their plugin, choosing their backend or
+// changing its logging. Runs tests/loader's plugin_probe twice with the same environment: as an
+// ordinary program (the variables take effect: the control) and as a setuid copy owned by
+// nobody (they must not). Needs root, to hand the copy to another user; skipped otherwise.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace gpucore::stress {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+struct ProgramRun {
+    int status = -1;
+    std::string output; // stdout and stderr together
+};
+
+// Runs `program` with exactly `environment`, collecting its output.
+ProgramRun run_program(const std::string& program, const std::vector<std::string>& environment) {
+    ProgramRun run;
+    int pipe_fds[2];
+    if (::pipe(pipe_fds) != 0) return run;
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::dup2(pipe_fds[1], STDOUT_FILENO);
+        ::dup2(pipe_fds[1], STDERR_FILENO);
+        ::close(pipe_fds[0]);
+        ::close(pipe_fds[1]);
+        std::vector<char*> envp;
+        for (const auto& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
+        envp.push_back(nullptr);
+        char* argv[] = {const_cast<char*>(program.c_str()), nullptr};
+        ::execve(program.c_str(), argv, envp.data());
+        ::_exit(127);
+    }
+    ::close(pipe_fds[1]);
+    char buffer[4096];
+    for (ssize_t got; (got = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) {
+        run.output.append(buffer, static_cast<std::size_t>(got));
+    }
+    ::close(pipe_fds[0]);
+    int status = 0;
+    if (child > 0 && ::waitpid(child, &status, 0) == child && WIFEXITED(status)) run.status = WEXITSTATUS(status);
+    return run;
+}
+
+TEST(SecureEnvironment, SetuidProgramIgnoresEveryGpucoreVariable) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a setuid copy of the probe to another user";
+    const fs::path folder = fs::path(GPUCORE_STRESS_SCRATCH_DIR) / "setuid";
+    fs::remove_all(folder);
+    fs::create_directories(folder);
+    struct statvfs mount {};
+    ASSERT_EQ(::statvfs(folder.c_str(), &mount), 0);
+    if ((mount.f_flag & ST_NOSUID) != 0) GTEST_SKIP() << folder << " is on a nosuid mount";
+    fs::permissions(folder, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec);
+    const fs::path setuid_probe = folder / "plugin_probe";
+    fs::copy_file(GPUCORE_PROBE_PATH, setuid_probe);
+    ASSERT_EQ(::chown(setuid_probe.c_str(), 65534, 65534), 0); // nobody
+    ASSERT_EQ(::chmod(setuid_probe.c_str(), 04755), 0);
+
+    const std::vector<std::string> environment = {
+        "PATH=/usr/bin:/bin",
+        std::string("GPUCORE_PLUGIN_PATH=") + GPUCORE_TEMPLATE_PLUGIN_DIR,
+        "GPU_BACKEND=template",
+        "GPUCORE_LOG_LEVEL=debug",
+        "GPUCORE_ALLOW_INSECURE_PLUGINS=1",
+    };
+
+    // Control: an ordinary program honours the variables.
+    const ProgramRun plain = run_program(GPUCORE_PROBE_PATH, environment);
+    ASSERT_EQ(plain.status, 0) << plain.output;
+    EXPECT_THAT(plain.output, HasSubstr("selected\ttemplate:0")) << plain.output;
+    EXPECT_THAT(plain.output, HasSubstr("libgpucore-template.so")) << plain.output;
+    EXPECT_THAT(plain.output, HasSubstr("[debug]")) << plain.output;
+
+    // Setuid (effective user nobody, real user root): the kernel marks it AT_SECURE and
+    // secure_getenv returns nothing for every variable.
+    const ProgramRun privileged = run_program(setuid_probe.string(), environment);
+    if (kAddressSanitizer && privileged.status != 0) {
+        // LeakSanitizer stops the process with ptrace at exit, which a setuid (non-dumpable)
+        // process refuses, and cannot read its options from /proc/self/environ there either. It
+        // fails after the probe printed everything; the control run checked the same probe's leaks.
+        EXPECT_THAT(privileged.output, HasSubstr("LeakSanitizer has encountered a fatal error")) << privileged.output;
+    } else {
+        ASSERT_EQ(privileged.status, 0) << privileged.output;
+    }
+    EXPECT_THAT(privileged.output, Not(HasSubstr("template"))) << "GPUCORE_PLUGIN_PATH or GPU_BACKEND was honoured:\n"
+                                                               << privileged.output;
+    EXPECT_THAT(privileged.output, Not(HasSubstr("[debug]"))) << "GPUCORE_LOG_LEVEL was honoured:\n"
+                                                              << privileged.output;
+    EXPECT_THAT(privileged.output, HasSubstr("selected\t")) << privileged.output;
+    fs::remove_all(folder);
+}
+
+} // namespace
+} // namespace gpucore::stress
