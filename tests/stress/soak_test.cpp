@@ -2,9 +2,12 @@
 // 1 MiB, every result checked; streams and events created and destroyed in bulk on every device,
 // with threads, descriptors and memory back where they started.
 //
-// GPUCORE_SOAK_CYCLES overrides the cycle count (tools/ci_sanitizers.sh shortens it under ASan,
-// where each cycle costs several times more and resident size is not measured anyway).
+// GPUCORE_SOAK_CYCLES overrides the cycle count; GPUCORE_SOAK_DEVICE the device of the cycles
+// (default cpu; a GPU script runs them with GPUCORE_SOAK_DEVICE=cuda, where resident size covers
+// the host side of the plugin and the core).
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,9 +43,10 @@ std::vector<MemoryKind> kinds_of(const Device& device) {
     return kinds;
 }
 
-TEST(Soak, AllocateLaunchFreeCyclesOnCpuKeepResidentMemoryFlat) {
+TEST(Soak, AllocateLaunchFreeCyclesKeepResidentMemoryFlat) {
     const long cycles = count_from_environment("GPUCORE_SOAK_CYCLES", 100000);
-    const Device device = select_device("cpu");
+    const char* chosen = std::getenv("GPUCORE_SOAK_DEVICE");
+    const Device device = select_device(chosen != nullptr && *chosen != '\0' ? chosen : "cpu");
     const std::vector<MemoryKind> kinds = kinds_of(device);
     // Awkward lengths up to 80 KB per buffer, below the cpu backend's threshold for waking its OpenMP
     // team (a cycle stays ~50 us; the concurrency tests cover the team).
@@ -71,7 +75,7 @@ TEST(Soak, AllocateLaunchFreeCyclesOnCpuKeepResidentMemoryFlat) {
     const double growth_mib = (static_cast<double>(resident_after) - static_cast<double>(resident_before)) /
                               static_cast<double>(kMiB);
     RecordProperty("resident_growth_kib", std::to_string(static_cast<long long>(growth_mib * 1024.0)));
-    std::printf("%ld cycles: resident %zu KiB -> %zu KiB (growth %.1f KiB)\n", cycles,
+    std::printf("%s, %ld cycles: resident %zu KiB -> %zu KiB (growth %.1f KiB)\n", device.to_string().c_str(), cycles,
                 resident_before / 1024, resident_after / 1024, growth_mib * 1024.0);
     if (resident_size_is_meaningful()) {
         EXPECT_LT(growth_mib, 1.0) << "resident memory grew by " << growth_mib << " MiB over " << cycles
