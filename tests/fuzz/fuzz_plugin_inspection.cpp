@@ -28,6 +28,10 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/gpucore-fuzz-XXXXXX";
     FUZZ_CHECK(::mkdtemp(pattern.data()) != nullptr, "mkdtemp(%s) failed", pattern.c_str());
     g_file = std::filesystem::path(pattern) / "libgpucore-fuzz.so";
+    std::atexit([] {
+        std::error_code ec;
+        std::filesystem::remove_all(g_file.parent_path(), ec);
+    });
     return 0;
 }
 

@@ -31,6 +31,11 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     g_cwd = fs::canonical(pattern);
     std::ofstream(g_cwd / "libgpucore-cwd.so") << "a file in the current directory";
     fs::current_path(g_cwd);
+    std::atexit([] {
+        std::error_code ec;
+        fs::current_path(g_cwd.parent_path(), ec);
+        fs::remove_all(g_cwd, ec);
+    });
     return 0;
 }
 
