@@ -4,7 +4,7 @@
 //    device is lost from then on, like a CUDA device after an illegal address: every later call
 //    (synchronize, copies, launches, allocation, even frees and destroys) fails with
 //    GPUCORE_ERROR_DEVICE. Frees and destroys still release their memory, so nothing leaks.
-//  - fill answers a status no gpucore_status names (7) with a message that fills the whole buffer and
+//  - fill answers a status no gpucore_status names (77) with a message that fills the whole buffer and
 //    has no terminating NUL: the core must bound the text and still raise a typed Error.
 // Everything else behaves as the template does until the fault.
 #include "gpucore/plugin.h"
@@ -79,7 +79,7 @@ gpucore_status f_copy(void* dst, const void* src, size_t bytes, gpucore_copy_kin
 }
 gpucore_status f_fill(void*, const void*, size_t, size_t, gpucore_stream, gpucore_message* msg) {
     std::memset(msg->text, 'x', sizeof msg->text); // no NUL anywhere: the core must bound it
-    return static_cast<gpucore_status>(7); // within the enum's range of values, but not one of its names
+    return static_cast<gpucore_status>(77); // valid (the enum spans 32 bits) but not one of its names
 }
 gpucore_status f_vector_add(gpucore_dtype t, const void* a, const void* b, void* c, size_t n, gpucore_stream s,
                             gpucore_message* msg) {

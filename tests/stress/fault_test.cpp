@@ -90,7 +90,7 @@ TEST(FailingPlugin, UnknownStatusWithAnUnterminatedMessageIsABoundedPluginError)
     const Device failing = select_device("failing");
     Buffer<float> a(failing, 8);
     const Error e = expect_error([&] { a.fill(1.0f); }, ErrorCode::plugin_error, "Buffer::fill");
-    EXPECT_EQ(e.cause(), std::string(GPUCORE_MESSAGE_CAPACITY, 'x') + " (unknown status 7)");
+    EXPECT_EQ(e.cause(), std::string(GPUCORE_MESSAGE_CAPACITY, 'x') + " (unknown status 77)");
     EXPECT_EQ(e.backend(), "failing");
 }
 

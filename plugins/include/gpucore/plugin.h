@@ -62,7 +62,11 @@ typedef enum gpucore_status {
     GPUCORE_ERROR_BACKEND_UNAVAILABLE = 3, /* runtime/driver missing or no usable device */
     GPUCORE_ERROR_PLUGIN = 4,              /* the plugin itself failed (bug, bad state) */
     GPUCORE_ERROR_DEVICE = 5,              /* the device failed (kernel fault, sticky error) */
-    GPUCORE_ERROR_NOT_SUPPORTED = 6
+    GPUCORE_ERROR_NOT_SUPPORTED = 6,
+    /* Never returned. Makes every 32-bit value a valid gpucore_status in C++, so the core can read
+     * a status outside the list above (from a buggy or newer plugin) without undefined behaviour;
+     * it turns such a value into a plugin error. */
+    GPUCORE_STATUS_FORCE_32BIT_ = 0x7FFFFFFF
 } gpucore_status;
 
 typedef enum gpucore_dtype {
