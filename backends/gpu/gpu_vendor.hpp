@@ -10,7 +10,8 @@
 //  - the architecture string ("sm_90" from the compute capability vs gcnArchName "gfx90a");
 //  - the warp (wavefront) width: 32 on NVIDIA, 64 on gfx9 CDNA, 32 on gfx10+ RDNA (wave32 default);
 //  - the lane-mask type (64-bit on HIP) and the shuffle intrinsics (CUDA's *_sync forms take the
-//    mask of participating lanes; HIP's take none).
+//    mask of participating lanes; HIP's take none);
+//  - the bulk tensor copy engine (Hopper's TMA): CUDA only, GPUCORE_GPU_HAS_BULK_TENSOR_COPY.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,9 @@
 #endif
 #else
 #define GPUCORE_GPU_IS_HIP 0
+#include <cuda.h> // CUtensorMap and its enums (types only: the plugin never links the driver API)
 #include <cuda_runtime_api.h>
+#include <cudaTypedefs.h> // PFN_cuTensorMapEncodeTiled, reached through the runtime
 #endif
 
 // ---- runtime API names ---------------------------------------------------------------------------
@@ -65,6 +68,11 @@ using gpuDeviceAttr_t = hipDeviceAttribute_t;
 #define gpuDevAttrGlobalMemoryBusWidth hipDeviceAttributeMemoryBusWidth
 #define gpuDevAttrManagedMemory hipDeviceAttributeManagedMemory
 #define gpuDevAttrMaxThreadsPerMultiProcessor hipDeviceAttributeMaxThreadsPerMultiProcessor
+#define gpuOccupancyMaxActiveBlocksPerMultiprocessor hipOccupancyMaxActiveBlocksPerMultiprocessor
+using gpuFuncAttributes = hipFuncAttributes;
+#define gpuFuncGetAttributes hipFuncGetAttributes
+#define gpuFuncSetAttribute hipFuncSetAttribute
+#define gpuFuncAttributeMaxDynamicSharedMemorySize hipFuncAttributeMaxDynamicSharedMemorySize
 #define gpuMalloc hipMalloc
 #define gpuFree hipFree
 #define gpuMallocHost(ptr, bytes) hipHostMalloc((ptr), (bytes), hipHostMallocDefault)
@@ -119,6 +127,11 @@ using gpuDeviceAttr_t = cudaDeviceAttr;
 #define gpuDevAttrGlobalMemoryBusWidth cudaDevAttrGlobalMemoryBusWidth
 #define gpuDevAttrManagedMemory cudaDevAttrManagedMemory
 #define gpuDevAttrMaxThreadsPerMultiProcessor cudaDevAttrMaxThreadsPerMultiProcessor
+#define gpuOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
+using gpuFuncAttributes = cudaFuncAttributes;
+#define gpuFuncGetAttributes cudaFuncGetAttributes
+#define gpuFuncSetAttribute cudaFuncSetAttribute
+#define gpuFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 #define gpuMalloc cudaMalloc
 #define gpuFree cudaFree
 #define gpuMallocHost(ptr, bytes) cudaMallocHost((ptr), (bytes))
@@ -185,6 +198,55 @@ inline void format_architecture(const gpuDeviceProp_t& props, char* out, std::si
 #endif
 }
 
+// ---- the bulk tensor copy engine (TMA, compute capability 9.0+; CUDA only) -----------------------
+// A tensor map describes a 2-D row-major array of 4- or 8-byte words (inner = elements per row,
+// outer = rows) and the box one copy moves (box_inner x box_outer, 128-byte swizzle, so the box's
+// rows must be 128 bytes). Encoding is host-only work. Returns false where the engine is missing
+// or the array does not qualify (row pitch a multiple of 16 bytes, base 16-byte aligned, extents
+// below 2^31): the caller then uses a kernel without it.
+#if GPUCORE_GPU_IS_HIP
+#define GPUCORE_GPU_HAS_BULK_TENSOR_COPY 0
+#define GPUCORE_GRID_CONSTANT
+struct alignas(64) BulkTensorMap {
+    unsigned char opaque[128];
+};
+inline bool encode_bulk_tensor_map(BulkTensorMap*, const void*, std::uint64_t, std::uint64_t, int,
+                                   std::uint32_t, std::uint32_t) {
+    return false;
+}
+#else
+#define GPUCORE_GPU_HAS_BULK_TENSOR_COPY 1
+#define GPUCORE_GRID_CONSTANT __grid_constant__
+using BulkTensorMap = CUtensorMap;
+inline bool encode_bulk_tensor_map(BulkTensorMap* map, const void* base, std::uint64_t inner,
+                                   std::uint64_t outer, int word_bytes, std::uint32_t box_inner,
+                                   std::uint32_t box_outer) {
+    static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+        void* fn = nullptr;
+        cudaDriverEntryPointQueryResult found{};
+        const cudaError_t err = cudaGetDriverEntryPointByVersion(
+            "cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+        const bool ok = err == cudaSuccess && found == cudaDriverEntryPointSuccess;
+        return ok ? reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn) : nullptr;
+    }();
+    const std::uint64_t pitch = inner * static_cast<std::uint64_t>(word_bytes);
+    const std::uint64_t limit = std::uint64_t{1} << 31;
+    if (encode == nullptr || pitch % 16 != 0 || reinterpret_cast<std::uintptr_t>(base) % 16 != 0 ||
+        inner >= limit || outer >= limit) {
+        return false;
+    }
+    const cuuint64_t dims[2] = {inner, outer};
+    const cuuint64_t strides[1] = {pitch};
+    const cuuint32_t box[2] = {box_inner, box_outer};
+    const cuuint32_t element_strides[2] = {1, 1};
+    return encode(map, word_bytes == 8 ? CU_TENSOR_MAP_DATA_TYPE_UINT64 : CU_TENSOR_MAP_DATA_TYPE_UINT32,
+                  2, const_cast<void*>(base), dims, strides, box, element_strides,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+#endif
+
 } // namespace gpucore::gpu
 
 // The one error-check macro: keeps the call's text, file and line and forwards to one function
@@ -193,6 +255,10 @@ inline void format_architecture(const gpuDeviceProp_t& props, char* out, std::si
 
 // ---- device-side differences (only in translation units compiled by nvcc / hipcc) ----------------
 #if defined(__CUDACC__) || defined(__HIPCC__)
+#if !GPUCORE_GPU_IS_HIP
+#include <cuda/ptx>
+#include <nv/target>
+#endif
 namespace gpucore::gpu {
 
 #if GPUCORE_GPU_IS_HIP
@@ -254,6 +320,66 @@ __device__ __forceinline__ T load_coherent(const T* p) {
 __device__ __forceinline__ void store_streaming_16(void* p, uint4 v) {
     __stcs(static_cast<uint4*>(p), v);
 }
+#endif
+
+// Bulk tensor copies, completion on a shared-memory barrier (loads) or in bulk groups (stores).
+// Declared for HIP too, never defined there: kernels using them are instantiated only when
+// GPUCORE_GPU_HAS_BULK_TENSOR_COPY. On CUDA targets below sm_90 the bodies trap; the launcher
+// runs such a kernel only where the device runs sm_90+ code (bulk_copy_kernel_runs).
+#if GPUCORE_GPU_IS_HIP
+__device__ void bulk_barrier_init(std::uint64_t* barrier, std::uint32_t arrivals);
+__device__ bool bulk_barrier_try_wait(std::uint64_t* barrier, std::uint32_t parity);
+__device__ void bulk_load_2d(void* smem, const BulkTensorMap* map, int x, int y,
+                             std::uint64_t* barrier, std::uint32_t bytes);
+__device__ void bulk_store_2d(const BulkTensorMap* map, int x, int y, const void* smem);
+__device__ void bulk_store_commit();
+__device__ void bulk_store_wait_read_all_but_one();
+__device__ void bulk_store_wait_all();
+__device__ void fence_shared_for_bulk_copy();
+#else
+#define GPUCORE_SM90_OR_TRAP(...) NV_IF_ELSE_TARGET(NV_PROVIDES_SM_90, (__VA_ARGS__), (__trap();))
+__device__ __forceinline__ void bulk_barrier_init(std::uint64_t* barrier, std::uint32_t arrivals) {
+    GPUCORE_SM90_OR_TRAP(cuda::ptx::mbarrier_init(barrier, arrivals);
+                         cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release,
+                                                        cuda::ptx::scope_cluster);)
+}
+__device__ __forceinline__ bool bulk_barrier_try_wait(std::uint64_t* barrier, std::uint32_t parity) {
+    GPUCORE_SM90_OR_TRAP(return cuda::ptx::mbarrier_try_wait_parity(barrier, parity);)
+    return false;
+}
+// Arms `barrier` for `bytes` and starts the load of box (x, y) into `smem` (1024-byte aligned).
+__device__ __forceinline__ void bulk_load_2d(void* smem, const BulkTensorMap* map, int x, int y,
+                                             std::uint64_t* barrier, std::uint32_t bytes) {
+    GPUCORE_SM90_OR_TRAP(
+        const std::int32_t coords[2] = {x, y};
+        cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                             cuda::ptx::space_shared, barrier, bytes);
+        cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, smem,
+                                        map, coords, barrier);)
+}
+__device__ __forceinline__ void bulk_store_2d(const BulkTensorMap* map, int x, int y,
+                                              const void* smem) {
+    GPUCORE_SM90_OR_TRAP(const std::int32_t coords[2] = {x, y};
+                         cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global,
+                                                         cuda::ptx::space_shared, map, coords,
+                                                         smem);)
+}
+__device__ __forceinline__ void bulk_store_commit() {
+    GPUCORE_SM90_OR_TRAP(cuda::ptx::cp_async_bulk_commit_group();)
+}
+// The shared memory of every committed store group but the newest may be reused.
+__device__ __forceinline__ void bulk_store_wait_read_all_but_one() {
+    GPUCORE_SM90_OR_TRAP(cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<1>{});)
+}
+// Every committed store is complete (before the block exits).
+__device__ __forceinline__ void bulk_store_wait_all() {
+    GPUCORE_SM90_OR_TRAP(cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{});)
+}
+// Ordinary shared-memory writes become visible to the copy engine (each writer, before a barrier).
+__device__ __forceinline__ void fence_shared_for_bulk_copy() {
+    GPUCORE_SM90_OR_TRAP(cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);)
+}
+#undef GPUCORE_SM90_OR_TRAP
 #endif
 
 } // namespace gpucore::gpu

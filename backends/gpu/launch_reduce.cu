@@ -4,9 +4,31 @@
 #include "dtype_dispatch.cuh"
 #include "kernels/reduce_kernel.cuh"
 #include "launch.hpp"
+#include "occupancy.hpp"
 #include "tuning_policy.hpp"
 
 namespace gpucore::gpu {
+namespace {
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return a / b + (a % b != 0); }
+
+// Blocks for n elements of `pack_count` lanes, or 0 when n is not small: one block while every
+// thread has at most kMaxPacksPerThread packs (no partials to combine), then the fewest packs per
+// thread (1, 2, 4, ...) that need at most kSmallGridBlocks blocks (the last block combines few
+// partials, and each thread still has loads in flight).
+std::size_t small_input_grid(std::size_t n, int pack_count) {
+    using Policy = TuningPolicy::Reduce;
+    const std::size_t packs = ceil_div(n, static_cast<std::size_t>(pack_count));
+    const auto threads = static_cast<std::size_t>(Policy::kThreads);
+    if (packs <= threads * Policy::kMaxPacksPerThread) return 1;
+    for (std::size_t per_thread = 1; per_thread <= Policy::kMaxPacksPerThread; per_thread *= 2) {
+        const std::size_t blocks = ceil_div(packs, threads * per_thread);
+        if (blocks <= Policy::kSmallGridBlocks) return blocks;
+    }
+    return 0;
+}
+
+} // namespace
 
 void launch_reduce(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, std::size_t n,
                    void* out, const LaunchContext& ctx) {
@@ -15,15 +37,18 @@ void launch_reduce(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, st
         using T = typename decltype(type)::type;
         using Op = decltype(functor);
         static_assert(sizeof(T) <= 8, "partials use 8-byte scratch slots");
-        const std::size_t per_block =
-            static_cast<std::size_t>(Policy::kThreads) * Policy::kPacksPerThread * Pack<T>::kCount;
-        std::size_t grid = n / per_block + (n % per_block != 0);
-        grid = std::min({grid, resident_blocks(ctx.device, Policy::kThreads),
-                         static_cast<std::size_t>(Policy::kMaxBlocks),
-                         TuningPolicy::Scratch::kPartialSlots});
+        constexpr auto kernel = reduce_single_pass_kernel<T, Op, Policy::kThreads, Policy::kPacksPerThread>;
+        std::size_t grid = small_input_grid(n, Pack<T>::kCount);
+        if (grid == 0) { // large: kPacksPerThread packs per thread, at most one full wave
+            const std::size_t per_block =
+                static_cast<std::size_t>(Policy::kThreads) * Policy::kPacksPerThread * Pack<T>::kCount;
+            grid = std::min({ceil_div(n, per_block),
+                             resident_blocks_of<kernel, Policy::kThreads>(ctx.device),
+                             static_cast<std::size_t>(Policy::kMaxBlocks),
+                             TuningPolicy::Scratch::kPartialSlots});
+        }
         grid = std::max<std::size_t>(grid, 1); // n == 0 still writes the identity
-        reduce_single_pass_kernel<T, Op, Policy::kThreads, Policy::kPacksPerThread>
-            <<<static_cast<unsigned int>(grid), Policy::kThreads, 0, ctx.stream>>>(
+        kernel<<<static_cast<unsigned int>(grid), Policy::kThreads, 0, ctx.stream>>>(
                 static_cast<const T*>(in), n, static_cast<T*>(out),
                 static_cast<T*>(ctx.scratch.partials), ctx.scratch.tickets);
         GPUCORE_GPU_CHECK(last_launch_error());

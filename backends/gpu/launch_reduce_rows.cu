@@ -9,9 +9,9 @@ namespace gpucore::gpu {
 void launch_reduce_rows(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
                         std::size_t rows, std::size_t cols, void* out, const LaunchContext& ctx) {
     if (rows == 0) return;
-    const RowPlan plan = plan_reduce_rows(rows, cols, ctx.device,
-                                          TuningPolicy::Scratch::kPartialSlots,
-                                          TuningPolicy::Scratch::kTicketSlots);
+    const RowPlan plan = plan_reduce_rows(
+        rows, cols, ctx.device, TuningPolicy::Scratch::kPartialSlots,
+        TuningPolicy::Scratch::kTicketSlots, rows_split_wave_blocks(dtype, op, ctx));
     launch_reduce_rows_planned(dtype, op, in, rows, cols, out, plan, ctx);
 }
 

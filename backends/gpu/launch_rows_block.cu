@@ -1,10 +1,25 @@
 // reduce_rows, long rows: one block per row, or plan.split blocks per row with a per-row ticket.
 #include "dtype_dispatch.cuh"
 #include "kernels/reduce_rows_kernels.cuh"
+#include "occupancy.hpp"
 #include "reduce_rows_launchers.hpp"
 #include "tuning_policy.hpp"
 
 namespace gpucore::gpu {
+
+std::size_t rows_split_wave_blocks(gpucore_dtype dtype, gpucore_reduce_op op,
+                                   const LaunchContext& ctx) {
+    using Policy = TuningPolicy::ReduceRows;
+    std::size_t blocks = 0;
+    dispatch_reduce(dtype, op, [&](auto type, auto functor) {
+        using T = typename decltype(type)::type;
+        using Op = decltype(functor);
+        constexpr auto kernel =
+            reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread>;
+        blocks = resident_blocks_of<kernel, Policy::kBlockThreads>(ctx.device);
+    });
+    return blocks;
+}
 
 void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
                        std::size_t rows, std::size_t cols, void* out, const RowPlan& plan,

@@ -4,8 +4,10 @@
 #include <cstdint>
 
 #include "gpu_error.hpp"
+#include "kernels/transpose_bulk_kernel.cuh"
 #include "kernels/transpose_kernel.cuh"
 #include "launch.hpp"
+#include "occupancy.hpp"
 #include "tuning_policy.hpp"
 
 namespace gpucore::gpu {
@@ -14,6 +16,40 @@ namespace {
 unsigned int tile_grid(std::size_t rows, std::size_t cols, std::size_t tile) {
     const std::size_t tiles = ((rows + tile - 1) / tile) * ((cols + tile - 1) / tile);
     return static_cast<unsigned int>(std::min<std::size_t>(tiles, INT_MAX));
+}
+
+// The bulk-copy kernel where the vendor has the engine, the device runs the kernel's sm_90 code,
+// and both arrays qualify for tensor maps; false (nothing launched) otherwise.
+template <class Word>
+bool transpose_with_bulk_copy(const void* in, void* out, std::size_t rows, std::size_t cols,
+                              const LaunchContext& ctx) {
+    if constexpr (!GPUCORE_GPU_HAS_BULK_TENSOR_COPY) {
+        return false;
+    } else {
+        using Policy = TuningPolicy::Transpose;
+        constexpr int kInner = BulkTranspose::inner<Word>();
+        constexpr std::size_t kShared =
+            BulkTranspose::shared_bytes(Policy::kBulkBoxRows, Policy::kBulkStages);
+        constexpr auto kernel = transpose_bulk_kernel<Word, Policy::kBulkBoxRows,
+                                                      Policy::kBulkStages, Policy::kBulkThreads>;
+        constexpr int kMinArch = 90; // compute capability 9.0: the first with the engine
+        if (!kernel_runs_arch<kernel, kShared>(ctx.device, kMinArch)) return false;
+        BulkTensorMap in_map{};
+        BulkTensorMap out_map{};
+        if (!encode_bulk_tensor_map(&in_map, in, cols, rows, sizeof(Word), kInner,
+                                    Policy::kBulkBoxRows) ||
+            !encode_bulk_tensor_map(&out_map, out, rows, cols, sizeof(Word), kInner, kInner)) {
+            return false;
+        }
+        const std::size_t tiles = ((cols + kInner - 1) / kInner) *
+                                  ((rows + Policy::kBulkBoxRows - 1) / Policy::kBulkBoxRows);
+        const std::size_t grid = std::min(
+            tiles, resident_blocks_of<kernel, Policy::kBulkThreads, kShared>(ctx.device));
+        kernel<<<static_cast<unsigned int>(grid), Policy::kBulkThreads, kShared, ctx.stream>>>(
+            in_map, out_map, rows, cols);
+        GPUCORE_GPU_CHECK(last_launch_error());
+        return true;
+    }
 }
 
 template <class Word>
@@ -25,6 +61,7 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
         return reinterpret_cast<std::uintptr_t>(p) % TuningPolicy::kPackBytes == 0;
     };
     if (rows % kVec == 0 && cols % kVec == 0 && aligned(in) && aligned(out)) {
+        if (transpose_with_bulk_copy<Word>(in, out, rows, cols, ctx)) return;
         const dim3 block(Policy::kVectorThreadsX, Policy::kVectorThreadsY);
         transpose_vector_kernel<Word, Policy::kVectorThreadsX, Policy::kVectorThreadsY>
             <<<tile_grid(rows, cols, Policy::kVectorThreadsX * kVec), block, 0, ctx.stream>>>(

@@ -17,4 +17,8 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
                        std::size_t rows, std::size_t cols, void* out, const RowPlan& plan,
                        const LaunchContext& ctx);
 
+// Blocks of the split (several blocks per row) kernel for dtype and op resident at once.
+std::size_t rows_split_wave_blocks(gpucore_dtype dtype, gpucore_reduce_op op,
+                                   const LaunchContext& ctx);
+
 } // namespace gpucore::gpu

@@ -59,7 +59,8 @@ RowPlan block_plan(std::size_t rows, std::size_t split, std::size_t partial_slot
 } // namespace
 
 RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& device,
-                         std::size_t partial_slots, std::size_t ticket_slots) {
+                         std::size_t partial_slots, std::size_t ticket_slots,
+                         std::size_t split_wave_blocks) {
     if (cols <= static_cast<std::size_t>(Policy::kSubWarpMaxWidth)) {
         return sub_warp_plan(rows, cols, device);
     }
@@ -68,14 +69,18 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
     if (cols <= Policy::kWarpRowMaxCols && rows >= enough_rows_for_warps) {
         return warp_plan(rows, device);
     }
+    // Fewer rows than one wave of blocks: split each row over wave / rows blocks (rounded down,
+    // so the split grid never starts a second, mostly idle wave).
+    const std::size_t wave = split_wave_blocks > 0
+                                 ? split_wave_blocks
+                                 : static_cast<std::size_t>(device.sm_count) *
+                                       Policy::kSplitTargetBlocksPerSm;
     std::size_t split = 1;
-    if (rows < resident_blocks(device, Policy::kBlockThreads)) {
-        const std::size_t target =
-            static_cast<std::size_t>(device.sm_count) * Policy::kSplitTargetBlocksPerSm;
+    if (rows < wave) {
         const std::size_t by_work = std::max<std::size_t>(
             1, cols / (static_cast<std::size_t>(Policy::kBlockThreads) *
                        Policy::kMinSplitElementsPerThread));
-        split = std::min(ceil_div(target, rows), by_work);
+        split = std::min(std::max<std::size_t>(1, wave / rows), by_work);
     }
     return block_plan(rows, split, partial_slots, ticket_slots);
 }

@@ -22,9 +22,12 @@ struct RowPlan {
 };
 
 // The plan for rows x cols (rows > 0). `partial_slots` and `ticket_slots` are the per-stream
-// scratch capacities; a split plan never exceeds them.
+// scratch capacities; a split plan never exceeds them. `split_wave_blocks`: blocks of the split
+// kernel resident at once (resident_blocks_of); a split plan fills at most that one wave. 0: the
+// device's SMs times TuningPolicy::ReduceRows::kSplitTargetBlocksPerSm.
 RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& device,
-                         std::size_t partial_slots, std::size_t ticket_slots);
+                         std::size_t partial_slots, std::size_t ticket_slots,
+                         std::size_t split_wave_blocks = 0);
 
 // A plan forcing `strategy` (tests and benchmarks use it to exercise each kernel on any shape).
 // sub_warp needs cols <= kSubWarpMaxWidth; a split is clamped to the scratch capacities.

@@ -29,6 +29,7 @@ std::unique_ptr<DeviceRecord> describe_device(int device) {
     std::snprintf(out.vendor, sizeof out.vendor, "%s", GPUCORE_GPU_VENDOR_NAME);
     format_architecture(props, out.architecture, sizeof out.architecture);
     out.total_memory_bytes = props.totalGlobalMem;
+    record->shape.ordinal = device;
     record->shape.sm_count = attribute(gpuDevAttrMultiProcessorCount, device);
     record->shape.warp_size = attribute(gpuDevAttrWarpSize, device);
     record->shape.max_threads_per_sm = attribute(gpuDevAttrMaxThreadsPerMultiProcessor, device);

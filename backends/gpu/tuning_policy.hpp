@@ -28,11 +28,19 @@ struct TuningPolicy {
         static constexpr int kThreads = 256;
         static constexpr int kPacksPerThread = 4;
         // Single pass: every block leaves one partial; the last block to finish combines them.
-        // Grid: kPacksPerThread packs per thread until the GPU is full, at most the resident
-        // blocks (H200, 2^28 f32: 1056 blocks 4320 GB/s, 4096 blocks 4150, 16384 blocks 3700)
-        // and kMaxBlocks (<= the scratch's partial slots). H200, 2^20 f32: 128 blocks 9.1 us,
-        // 1024 blocks (one pack per thread) 11.0 us.
+        // Large inputs: kPacksPerThread packs per thread until the GPU holds one full wave of
+        // resident blocks (registers counted: resident_blocks_of), at most kMaxBlocks (<= the
+        // scratch's partial slots). H200, 2^28, one wave against CUB: f32 0.990, u32 0.999, i32
+        // 0.996, f64 1.002 (a thread-count grid of 1056 blocks, 1.6 waves at the registers nvcc
+        // gave the integer kernels: i32/u32 0.85).
         static constexpr int kMaxBlocks = 4096;
+        // Small inputs (one launch, latency-bound): one block while each thread has at most
+        // kMaxPacksPerThread packs, else the fewest packs per thread that need at most
+        // kSmallGridBlocks blocks. H200 f32, us (CUB in the same run): 2^12 1 block 6.3, 4 blocks
+        // 6.9 (5.9); 2^16 64 blocks 7.4, 16 blocks 7.9 (10.1); 2^18 128 blocks 7.8, 256 blocks 8.1
+        // (9.4); 2^20 128 blocks 8.8, 1024 blocks 11.6 (9.8).
+        static constexpr std::size_t kMaxPacksPerThread = 8;
+        static constexpr std::size_t kSmallGridBlocks = 128;
     };
     struct ReduceRows {
         // Rows up to this many columns go to logical sub-warps of the next power-of-two width;
@@ -51,7 +59,9 @@ struct TuningPolicy {
         // Split rows (few long ones): 8 x 2^26 at 0.965 of a flat reduce with 4 packs, 0.944
         // with 2.
         static constexpr int kSplitPacksPerThread = 4;
-        static constexpr int kSplitTargetBlocksPerSm = 8; // aim when splitting rows over blocks
+        // Split target where the occupancy of the split kernel is not known (plan tests); the
+        // launcher passes the kernel's real one-wave size (rows_split_wave_blocks).
+        static constexpr int kSplitTargetBlocksPerSm = 8;
         static constexpr std::size_t kMinSplitElementsPerThread = 64;
     };
     struct Transpose {
@@ -65,6 +75,15 @@ struct TuningPolicy {
         // 2980 / 2880 (scalar 64x8: 3480 / 3290).
         static constexpr int kVectorThreadsX = 8;
         static constexpr int kVectorThreadsY = 4;
+        // Same shapes on sm_90+ (CUDA): the bulk tensor copy engine moves boxes of 128-byte rows
+        // (transpose_bulk_kernel.cuh); kBulkBoxRows rows per box, kBulkStages boxes in flight per
+        // block. H200 f32, fraction of cudaMemcpy D2D at 16384^2 / 8192^2 / 4096^2: 128 rows x 2
+        // stages 0.868 / 0.894 / 0.919; x 3 0.864 / 0.891 / 0.898; 64 x 4 0.849 / 0.880 / 0.924;
+        // 32 x 4 0.808 / 0.857 / 0.930; 256 x 2 0.883 / 0.885 / 0.873; the 8x4 vector kernel
+        // above 0.855 / 0.861 / 0.866 in the same run. Tile orders grouping 4-16 tile rows: worse.
+        static constexpr int kBulkBoxRows = 128;
+        static constexpr int kBulkStages = 2;
+        static constexpr int kBulkThreads = 256;
     };
     // Per-stream scratch owned by the plugin: partials and tickets of the single-pass kernels.
     struct Scratch {

@@ -25,6 +25,7 @@ constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 
 class LargeReduce : public testing::TestWithParam<DeviceCase> {};
 class LargeVectorAdd : public testing::TestWithParam<DeviceCase> {};
+class LargeTranspose : public testing::TestWithParam<DeviceCase> {};
 
 // MemAvailable from /proc/meminfo in bytes (0 when unreadable).
 std::uint64_t host_available_bytes() {
@@ -132,10 +133,48 @@ TEST_P(LargeVectorAdd, WrappingAddPast2To31) {
               static_cast<u32>(3 * static_cast<std::uint64_t>(n)));
 }
 
+// (2^16 + 4) x (2^15 + 4) = 2^31 + 393232 elements: rows and columns stay below 2^31 while
+// every flat index past 2^31 is hit, and both are multiples of 16 bytes (on sm_90 the bulk-copy
+// kernel runs). in[i] = i, so out[c * rows + r] must be r * cols + c; checked element by element.
+TEST_P(LargeTranspose, IndexPatternPast2To31) {
+    const gpucore::Device& device = GetParam().device;
+    const std::size_t rows = (std::size_t{1} << 16) + 4;
+    const std::size_t cols = (std::size_t{1} << 15) + 4;
+    const std::size_t n = rows * cols;
+    const std::uint64_t device_bytes = 2 * n * sizeof(u32);
+    const std::uint64_t host_bytes = n * sizeof(u32); // one host array, reused for the result
+    // The cpu backend's device memory is host RAM: both must fit in it together.
+    const bool shared_memory = device.backend_name() == "cpu";
+    if (const auto why = lacks_memory(device, device_bytes + (shared_memory ? host_bytes : 0));
+        !why.empty())
+        GTEST_SKIP() << why;
+    if (host_available_bytes() < host_bytes + host_bytes / 8 + kGiB)
+        GTEST_SKIP() << "the host has too little memory for a " << host_bytes / kGiB
+                     << " GiB host copy";
+    std::vector<u32> host(n);
+    write_index_pattern(host.data(), n);
+    gpucore::Buffer<u32> in(device, n), out(device, n);
+    gpucore::Stream stream(device);
+    in.copy_from_host(host);
+    out.fill_async(stream, 0xDEADBEEFu);
+    gpucore::transpose(stream, in, out, rows, cols);
+    stream.synchronize();
+    out.copy_to_host(host.data(), n);
+    std::size_t wrong = 0;
+    for (std::size_t c = 0; c < cols; ++c) {
+        for (std::size_t r = 0; r < rows; ++r) {
+            wrong += host[c * rows + r] != static_cast<u32>(r * cols + c);
+        }
+    }
+    EXPECT_EQ(wrong, 0u) << "elements not equal to their transposed index";
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, LargeReduce, testing::ValuesIn(device_cases()), CaseName{});
 INSTANTIATE_TEST_SUITE_P(Devices, LargeVectorAdd, testing::ValuesIn(device_cases()), CaseName{});
+INSTANTIATE_TEST_SUITE_P(Devices, LargeTranspose, testing::ValuesIn(device_cases()), CaseName{});
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LargeReduce);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LargeVectorAdd);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LargeTranspose);
 
 } // namespace
 } // namespace conformance

@@ -48,6 +48,20 @@ TEST(ReduceRowsPlan, FewLongRowsAreSplitWithinTheScratch) {
     EXPECT_LE(8 * tiny_scratch.split, 16u);
 }
 
+// With the split kernel's real occupancy (3 blocks per SM: 396 resident), the split grid is one
+// wave at most: 8 rows x 49 blocks = 392, never 400 (4 blocks alone in a second wave).
+TEST(ReduceRowsPlan, SplitGridFitsOneWaveOfTheSplitKernel) {
+    const std::size_t wave = 132 * 3;
+    const RowPlan p = plan_reduce_rows(8, std::size_t{1} << 26, kH100, kPartials, kTickets, wave);
+    EXPECT_EQ(p.split, 49u);
+    EXPECT_EQ(p.grid, 392u);
+    const RowPlan three = plan_reduce_rows(3, std::size_t{1} << 26, kH100, kPartials, kTickets, wave);
+    EXPECT_EQ(three.grid, wave);
+    // As many rows as the wave: one block each.
+    EXPECT_EQ(plan_reduce_rows(wave, std::size_t{1} << 20, kH100, kPartials, kTickets, wave).split,
+              1u);
+}
+
 TEST(ReduceRowsPlan, ShortRowsNeverSplit) {
     const RowPlan p = plan_reduce_rows(3, 40, kH100, kPartials, kTickets);
     EXPECT_EQ(p.split, 1u);

@@ -40,5 +40,15 @@ TYPED_TEST(Transpose, AnyShape) {
     for (const auto& [rows, cols] : shapes) this->check(rows, cols);
 }
 
+// Rows and columns multiples of 16 bytes: on sm_90+ the bulk-copy kernel, whose boxes (128-byte
+// rows x 128 input rows) are clipped at every edge here: partial boxes in one or both
+// dimensions, a single partial box, more tiles than resident blocks.
+TYPED_TEST(Transpose, RowsOfWholeSixteenByteChunks) {
+    const std::pair<std::size_t, std::size_t> shapes[] = {
+        {4, 4},     {4, 8},     {8, 4},      {128, 32},   {132, 36},  {256, 64},
+        {260, 1028}, {1028, 260}, {36, 4100}, {4100, 36}, {4, 65536}, {65536, 4}, {3000, 2052}};
+    for (const auto& [rows, cols] : shapes) this->check(rows, cols);
+}
+
 } // namespace
 } // namespace gpu_test

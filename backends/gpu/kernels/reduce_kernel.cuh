@@ -11,8 +11,12 @@
 
 namespace gpucore::gpu {
 
+// Launch bounds with a minimum of 1 block per SM: the compiler may then spend the registers that
+// keep all kPacksInFlight loads in flight (with no minimum given, nvcc 13 gave the i32/u32
+// instantiations 48 registers and issued one load at a time). The launcher sizes the grid to the
+// resulting occupancy (resident_blocks_of).
 template <class T, class Op, int kThreads, int kPacksInFlight>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 1)
     reduce_single_pass_kernel(const T* in, std::size_t n, T* out, T* partials,
                               unsigned int* ticket) {
     __shared__ BlockReduceStorage<T, kThreads> storage;

@@ -1,0 +1,125 @@
+// transpose through the bulk tensor copy engine (TMA, sm_90+; see gpu_vendor.hpp): the engine
+// loads a box of kInner input columns (128 bytes) x kBoxRows rows into shared memory, the threads
+// transpose it 16 bytes at a time into kBoxRows / kInner output boxes, and the engine stores
+// those. Persistent blocks walk the tiles; kStages input boxes are in flight per block, and the
+// output boxes are double-buffered, so loads, the shared-memory transpose and stores overlap.
+// Boxes use the 128-byte swizzle: byte x of box row r sits at r * 128 + ((x / 16) ^ (r % 8)) * 16
+// + x % 16, which keeps both shared-memory passes free of bank conflicts. The engine clips boxes
+// at the array's edges, so any shape whose rows are multiples of 16 bytes works.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "../gpu_vendor.hpp"
+
+namespace gpucore::gpu {
+
+struct BulkTranspose {
+    static constexpr int kRowBytes = 128; // a box row: the 128-byte swizzle's span
+    static constexpr int kChunk = 16;     // bytes moved by one thread access
+    static constexpr int kAlignment = 1024; // the swizzle pattern repeats every 8 rows
+
+    template <class Word>
+    __host__ __device__ static constexpr int inner() { return kRowBytes / static_cast<int>(sizeof(Word)); }
+
+    // Dynamic shared memory: kStages input boxes, 2 output buffers, room to align the start.
+    __host__ __device__ static constexpr std::size_t shared_bytes(int box_rows, int stages) {
+        return static_cast<std::size_t>(stages + 2) * box_rows * kRowBytes + kAlignment;
+    }
+};
+
+__device__ __forceinline__ int swizzled(int row, int chunk) {
+    return row * BulkTranspose::kRowBytes + ((chunk ^ (row & 7)) * BulkTranspose::kChunk);
+}
+
+template <class Word, int kBoxRows, int kStages, int kThreads>
+__global__ void __launch_bounds__(kThreads)
+    transpose_bulk_kernel(const GPUCORE_GRID_CONSTANT BulkTensorMap in_map,
+                          const GPUCORE_GRID_CONSTANT BulkTensorMap out_map, std::size_t rows,
+                          std::size_t cols) {
+    constexpr int kInner = BulkTranspose::inner<Word>();        // input columns per box
+    constexpr int kVec = BulkTranspose::kChunk / sizeof(Word);  // words per 16-byte chunk
+    constexpr int kChunks = BulkTranspose::kRowBytes / BulkTranspose::kChunk;
+    constexpr int kBoxBytes = kBoxRows * BulkTranspose::kRowBytes;
+    static_assert(kBoxRows % kInner == 0 && kBoxRows % 32 == 0, "whole output boxes, whole warps");
+    extern __shared__ unsigned char shared_raw[];
+    __shared__ std::uint64_t loaded[kStages]; // one barrier per input stage
+    auto* base = reinterpret_cast<unsigned char*>(
+        (reinterpret_cast<std::uintptr_t>(shared_raw) + BulkTranspose::kAlignment - 1) &
+        ~static_cast<std::uintptr_t>(BulkTranspose::kAlignment - 1));
+    unsigned char* in_boxes = base;                            // kStages x kBoxBytes
+    unsigned char* out_boxes = base + kStages * kBoxBytes;     // 2 x kBoxBytes
+
+    const std::size_t tiles_x = (cols + kInner - 1) / kInner;
+    const std::size_t tiles = tiles_x * ((rows + kBoxRows - 1) / kBoxRows);
+    const std::size_t first = blockIdx.x;
+    const std::size_t step = gridDim.x;
+    const std::size_t mine = first < tiles ? (tiles - first + step - 1) / step : 0;
+    // Tile i of this block: input rows from (t / tiles_x) * kBoxRows, columns from (t % tiles_x)
+    // * kInner (both below 2^31: the launcher checks the extents).
+    const auto tile_row = [&](std::size_t i) {
+        return static_cast<int>(((first + i * step) / tiles_x) * kBoxRows);
+    };
+    const auto tile_col = [&](std::size_t i) {
+        return static_cast<int>(((first + i * step) % tiles_x) * kInner);
+    };
+    const auto start_load = [&](std::size_t i) {
+        const int stage = static_cast<int>(i % kStages);
+        bulk_load_2d(in_boxes + stage * kBoxBytes, &in_map, tile_col(i), tile_row(i),
+                     &loaded[stage], kBoxBytes);
+    };
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; ++s) bulk_barrier_init(&loaded[s], 1);
+        for (std::size_t i = 0; i < mine && i < kStages; ++i) start_load(i);
+    }
+    __syncthreads();
+
+    for (std::size_t i = 0; i < mine; ++i) {
+        const int stage = static_cast<int>(i % kStages);
+        const auto parity = static_cast<std::uint32_t>((i / kStages) & 1);
+        while (!bulk_barrier_try_wait(&loaded[stage], parity)) {
+        }
+        // The store that last read this output buffer (two tiles ago) must be done reading it.
+        if (threadIdx.x == 0) bulk_store_wait_read_all_but_one();
+        __syncthreads();
+
+        const unsigned char* src = in_boxes + stage * kBoxBytes;
+        unsigned char* dst = out_boxes + (i & 1) * kBoxBytes;
+        // Unit u: input row r (consecutive across a warp), 16-byte chunk q of it, i.e. input
+        // columns q*kVec .. q*kVec+kVec-1; they become row q*kVec+k, column r % kInner of output
+        // box r / kInner.
+        for (int u = static_cast<int>(threadIdx.x); u < kBoxRows * kChunks; u += kThreads) {
+            const int r = u % kBoxRows;
+            const int q = u / kBoxRows;
+            const uint4 chunk = *reinterpret_cast<const uint4*>(src + swizzled(r, q));
+            Word words[kVec];
+            std::memcpy(words, &chunk, sizeof words);
+            unsigned char* box = dst + (r / kInner) * kInner * BulkTranspose::kRowBytes;
+            const int byte = (r % kInner) * static_cast<int>(sizeof(Word));
+#pragma unroll
+            for (int k = 0; k < kVec; ++k) {
+                *reinterpret_cast<Word*>(box + swizzled(q * kVec + k, byte / BulkTranspose::kChunk) +
+                                         byte % BulkTranspose::kChunk) = words[k];
+            }
+        }
+        fence_shared_for_bulk_copy();
+        __syncthreads();
+
+        if (threadIdx.x == 0) {
+            // Output box j: output rows tile_col .. + kInner, columns tile_row + j * kInner ...
+            for (int j = 0; j < kBoxRows / kInner; ++j) {
+                bulk_store_2d(&out_map, tile_row(i) + j * kInner, tile_col(i),
+                              dst + j * kInner * BulkTranspose::kRowBytes);
+            }
+            bulk_store_commit();
+            // Every thread has finished reading this input stage (the barrier above): refill it.
+            if (i + kStages < mine) start_load(i + kStages);
+        }
+    }
+    if (threadIdx.x == 0) bulk_store_wait_all();
+}
+
+} // namespace gpucore::gpu
