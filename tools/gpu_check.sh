@@ -123,8 +123,12 @@ if has_step stress; then
     "$SANITIZER" --tool memcheck --leak-check full --error-exitcode 17 "$BIN/gpucore_stress_tests" \
     --gtest_filter='Soak.*'
   report_lines stress_memcheck_soak "cycles: resident|$SANITIZER_LINES"
+  # Left out under the tool: EventRecordedWhileOtherThreadsQueryAndWaitOnIt (its waiters launch
+  # for as long as the recorder runs; memcheck serialises every launch and it outran 150 s, where
+  # it takes 3 s in ctest, which runs it on cuda without the tool).
   run stress_memcheck_concurrency timeout "$SAN_TIMEOUT" "$SANITIZER" --tool memcheck --leak-check full \
-    --error-exitcode 17 "$BIN/gpucore_stress_tests" --gtest_filter='*cuda_0*'
+    --error-exitcode 17 "$BIN/gpucore_stress_tests" \
+    --gtest_filter='*cuda_0*:-*EventRecordedWhileOtherThreadsQueryAndWaitOnIt*'
   report_lines stress_memcheck_concurrency "$SANITIZER_LINES"
   # The out-of-memory test on cuda. Its cudaMalloc of more than the device has fails on purpose, and
   # compute-sanitizer reports a failing API call as an error by default (--report-api-errors

@@ -23,12 +23,14 @@ StreamScratch ScratchPool::acquire(gpuStream_t stream) {
     StreamScratch scratch;
     scratch.partials = area;
     scratch.tickets = reinterpret_cast<unsigned int*>(static_cast<char*>(area) + kPartialBytes);
-    // Partials are always written before they are read; tickets must start at zero.
-    const gpuError_t err = gpuMemsetAsync(scratch.tickets, 0, kTicketBytes, stream);
+    // Partials are always written before they are read; tickets must start at zero. The stream
+    // waits for the zeroing here, so a new stream has no pending work (stream_query says idle).
+    gpuError_t err = gpuMemsetAsync(scratch.tickets, 0, kTicketBytes, stream);
+    if (err == gpuSuccess) err = gpuStreamSynchronize(stream);
     if (err != gpuSuccess) {
         (void)gpuFree(area);
-        throw_gpu_error(err, "gpuMemsetAsync(scratch.tickets, 0, kTicketBytes, stream)", __FILE__,
-                        __LINE__);
+        throw_gpu_error(err, "zeroing the scratch tickets (gpuMemsetAsync, gpuStreamSynchronize)",
+                        __FILE__, __LINE__);
     }
     std::lock_guard<std::mutex> lock(mutex_);
     allocations_.push_back(area);
