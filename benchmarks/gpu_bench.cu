@@ -104,17 +104,32 @@ public:
         BENCH_CUDA(cudaDeviceSynchronize());
         return time_cuda_ms(peer_, flush_.data(), flush_count_ * 4, settings_, enqueue);
     }
-    // gpucore and its peer in two alternating rounds (gpucore, peer, gpucore, peer), each side's
-    // time the mean of its two round medians: slow drift of clocks or memory state during a run
-    // falls on both sides alike.
+    // gpucore and its peer in four rounds, ordered gpucore, peer, peer, gpucore: each side's time
+    // is the mean of its two round medians, so a clock or memory state drifting steadily during a
+    // case falls on both sides alike (an ABAB order puts the first, coldest round on gpucore).
     template <class Ours, class Theirs>
     void time_pair(CaseResult& r, Ours&& ours, Theirs&& theirs) {
         const double a1 = gpucore_ms(ours);
         const double b1 = peer_ms(theirs);
-        const double a2 = gpucore_ms(ours);
         const double b2 = peer_ms(theirs);
+        const double a2 = gpucore_ms(ours);
         r.gpucore_ms = 0.5 * (a1 + a2);
         r.peer_ms = 0.5 * (b1 + b2);
+    }
+
+    // Keeps the GPU busy with device-to-device copies within the flush buffer (all ones: the copies
+    // change nothing) for `seconds`, so the
+    // first timed case does not meet an idle GPU's clocks (an H200 idles near 500 MHz).
+    void warm_up(double seconds) {
+        const std::size_t half = flush_count_ / 2 * 4;
+        auto* bytes = reinterpret_cast<unsigned char*>(flush_.data());
+        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+        while (std::chrono::steady_clock::now() < until) {
+            for (int i = 0; i < 20; ++i) {
+                BENCH_CUDA(cudaMemcpyAsync(bytes + half, bytes, half, cudaMemcpyDeviceToDevice, peer_));
+            }
+            BENCH_CUDA(cudaStreamSynchronize(peer_));
+        }
     }
 
     // Device-to-device copy of `bytes` (read + write counted: 2 * bytes moved).
@@ -389,6 +404,7 @@ int main(int argc, char** argv) {
     }
     try {
         bench::Bench b(settings);
+        b.warm_up(1.0);
         bench::Report& rep = b.report();
         const bench::Ratios f32 = bench::table_cases<float>(b, true);
         const auto launch = b.host_launch();

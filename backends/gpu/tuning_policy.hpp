@@ -31,16 +31,17 @@ struct TuningPolicy {
         // Large inputs: kPacksPerThread packs per thread until the GPU holds one full wave of
         // resident blocks (registers counted: resident_blocks_of), at most kMaxBlocks (<= the
         // scratch's partial slots). H200, 2^28, one wave against CUB: f32 0.990, u32 0.999, i32
-        // 0.996, f64 1.002 (a thread-count grid of 1056 blocks, 1.6 waves at the registers nvcc
-        // gave the integer kernels: i32/u32 0.85).
+        // 0.996, f64 1.002. Before (no launch-bounds minimum, a thread-count grid of 1056
+        // blocks): nvcc gave the integer kernels 48 registers and one load in flight, 5 blocks
+        // fit per SM, the grid ran 1.6 waves: i32/u32 0.85.
         static constexpr int kMaxBlocks = 4096;
         // Small inputs (one launch, latency-bound): one block while each thread has at most
         // kMaxPacksPerThread packs, else the fewest packs per thread that need at most
-        // kSmallGridBlocks blocks. H200 f32, us (CUB in the same run): 2^12 1 block 6.3, 4 blocks
-        // 6.9 (5.9); 2^16 64 blocks 7.4, 16 blocks 7.9 (10.1); 2^18 128 blocks 7.8, 256 blocks 8.1
-        // (9.4); 2^20 128 blocks 8.8, 1024 blocks 11.6 (9.8).
+        // kSmallGridBlocks blocks. H200 f32, median us after an L2 flush (CUB in the same run):
+        // 2^16 64, 128 or 256 blocks 6.0, 512 blocks 7.1 (7.1); 2^20 128 blocks 8.4, 256 blocks
+        // 7.8, 512 blocks 9.1 (8.2). Without a flush, 2^12: 1 block 6.3, 4 blocks 6.9 (5.9).
         static constexpr std::size_t kMaxPacksPerThread = 8;
-        static constexpr std::size_t kSmallGridBlocks = 128;
+        static constexpr std::size_t kSmallGridBlocks = 256;
     };
     struct ReduceRows {
         // Rows up to this many columns go to logical sub-warps of the next power-of-two width;
