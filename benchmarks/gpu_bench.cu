@@ -109,12 +109,31 @@ public:
     // case falls on both sides alike (an ABAB order puts the first, coldest round on gpucore).
     template <class Ours, class Theirs>
     void time_pair(CaseResult& r, Ours&& ours, Theirs&& theirs) {
+        settle(ours, theirs);
         const double a1 = gpucore_ms(ours);
         const double b1 = peer_ms(theirs);
         const double b2 = peer_ms(theirs);
         const double a2 = gpucore_ms(ours);
         r.gpucore_ms = 0.5 * (a1 + a2);
         r.peer_ms = 0.5 * (b1 + b2);
+    }
+
+    // Runs each side untimed for kSettleMs first. Memory just allocated runs slow for its first
+    // milliseconds of use (H200, 1 GiB freed and allocated again: a reduce over it took 276 us for
+    // its first 20 launches, then 239 us), which would fall on whichever side is timed first.
+    template <class Ours, class Theirs>
+    void settle(Ours&& ours, Theirs&& theirs) {
+        constexpr double kSettleMs = 30;
+        const auto run_for = [&](auto&& enqueue, auto&& wait) {
+            const auto until = std::chrono::steady_clock::now() +
+                               std::chrono::duration<double, std::milli>(kSettleMs);
+            do {
+                for (int i = 0; i < 8; ++i) enqueue();
+                wait();
+            } while (std::chrono::steady_clock::now() < until);
+        };
+        run_for(ours, [&] { stream_.synchronize(); });
+        run_for(theirs, [&] { BENCH_CUDA(cudaStreamSynchronize(peer_)); });
     }
 
     // Keeps the GPU busy with device-to-device copies within the flush buffer (all ones: the copies
