@@ -101,8 +101,11 @@ public:
                  std::to_string(kThreads) + " packs " + std::to_string(kPacks) + " split " +
                  std::to_string(split),
              4.0 * rows * cols, [&] {
-                 gpucore::gpu::reduce_rows_block_kernel<float, gpucore::gpu::SumOp, kThreads, kPacks>
-                     <<<static_cast<unsigned>(rows * split), kThreads, 0, stream_>>>(in, rows, cols, split, out,
+                 // Minimum blocks per SM as the launcher gives it: 1 when split, none otherwise.
+                 const auto kernel = split > 1
+                     ? gpucore::gpu::reduce_rows_block_kernel<float, gpucore::gpu::SumOp, kThreads, kPacks, 1>
+                     : gpucore::gpu::reduce_rows_block_kernel<float, gpucore::gpu::SumOp, kThreads, kPacks, 0>;
+                 kernel<<<static_cast<unsigned>(rows * split), kThreads, 0, stream_>>>(in, rows, cols, split, out,
                                                                                     partials, tickets);
              });
     }
@@ -161,7 +164,8 @@ inline void run_tuning(cudaStream_t stream, void* flush, std::size_t flush_bytes
     t.vector_add<256, 1, true>(a, b, c, n, 0);
     t.vector_add<256, 2, true>(a, b, c, n, 0);
     // reduce
-    for (int blocks : {1056, 2112}) {
+    // 396 = one wave on an H200 at the committed kernel's 80 registers (3 blocks of 256 per SM).
+    for (int blocks : {396, 1056, 2112}) {
         t.reduce<256, 4>(a, n, c, partials, tickets, blocks);
         t.reduce<256, 2>(a, n, c, partials, tickets, blocks);
     }

@@ -15,7 +15,7 @@ std::size_t rows_split_wave_blocks(gpucore_dtype dtype, gpucore_reduce_op op,
         using T = typename decltype(type)::type;
         using Op = decltype(functor);
         constexpr auto kernel =
-            reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread>;
+            reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread, 1>;
         blocks = resident_blocks_of<kernel, Policy::kBlockThreads>(ctx.device);
     });
     return blocks;
@@ -36,12 +36,12 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
         const auto* typed_in = static_cast<const T*>(in);
         auto* partials = static_cast<T*>(ctx.scratch.partials);
         if (plan.split > 1) {
-            reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread>
+            reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread, 1>
                 <<<grid, Policy::kBlockThreads, 0, ctx.stream>>>(typed_in, rows, cols, plan.split,
                                                                  static_cast<T*>(out), partials,
                                                                  ctx.scratch.tickets);
         } else {
-            reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kBlockPacksPerThread>
+            reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kBlockPacksPerThread, 0>
                 <<<grid, Policy::kBlockThreads, 0, ctx.stream>>>(typed_in, rows, cols, 1,
                                                                  static_cast<T*>(out), partials,
                                                                  ctx.scratch.tickets);

@@ -70,10 +70,11 @@ __global__ void __launch_bounds__(kThreads)
 // `split` blocks per row (split >= 1). Work item w = row * split + part; blocks stride over the
 // rows * split items. With split > 1 the parts of a row publish partials in
 // partials[w] and take tickets in tickets[row].
-// Minimum 1 block per SM, as reduce_single_pass_kernel: registers for every load in flight; the
-// split plan sizes its grid to the resulting occupancy (rows_split_wave_blocks).
-template <class T, class Op, int kThreads, int kPacksInFlight>
-__global__ void __launch_bounds__(kThreads, 1)
+// kMinBlocksPerSm: 1 for the split launch, as reduce_single_pass_kernel (registers for every load
+// in flight; the split plan sizes its grid to the resulting occupancy: rows_split_wave_blocks);
+// 0 (none given) for one block per row, whose grid is many waves.
+template <class T, class Op, int kThreads, int kPacksInFlight, int kMinBlocksPerSm>
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     reduce_rows_block_kernel(const T* in, std::size_t rows, std::size_t cols, std::size_t split,
                              T* out, T* partials, unsigned int* tickets) {
     __shared__ BlockReduceStorage<T, kThreads> storage;
