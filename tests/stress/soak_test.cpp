@@ -5,6 +5,7 @@
 // GPUCORE_SOAK_CYCLES overrides the cycle count; GPUCORE_SOAK_DEVICE the device of the cycles
 // (default cpu; a GPU script runs them with GPUCORE_SOAK_DEVICE=cuda, where resident size covers
 // the host side of the plugin and the core).
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -92,7 +93,10 @@ TEST_P(Bulk, StreamsAndEventsCreatedAndDestroyedInBulk) {
     const Device device = GetParam();
     constexpr std::size_t kLive = 128;
     constexpr std::size_t n = 513;
+    // Scale knobs for runs under compute-sanitizer, where each stream and event call costs far more.
     const int rounds = static_cast<int>(count_from_environment("GPUCORE_BULK_ROUNDS", 12));
+    const int warmup_rounds = static_cast<int>(count_from_environment("GPUCORE_BULK_WARMUP_ROUNDS", 3));
+    const int lone_events = static_cast<int>(count_from_environment("GPUCORE_BULK_EVENTS", 20000));
     auto one_round = [&](int round) {
         std::vector<Stream> streams;
         std::vector<Event> events;
@@ -127,7 +131,8 @@ TEST_P(Bulk, StreamsAndEventsCreatedAndDestroyedInBulk) {
     };
     // Warm-up: the allocator grows an arena per concurrently allocating thread (up to 8 per core)
     // and keeps stacks of exited threads for reuse; both reach their steady size within a few rounds.
-    for (int round = -3; round < 0; ++round) one_round(round);
+    const auto started = std::chrono::steady_clock::now();
+    for (int round = -warmup_rounds; round < 0; ++round) one_round(round);
     const std::size_t threads_before = thread_count();
     const std::size_t descriptors_before = open_descriptors();
     const std::size_t resident_before = resident_bytes();
@@ -135,7 +140,7 @@ TEST_P(Bulk, StreamsAndEventsCreatedAndDestroyedInBulk) {
     // Events alone, many more of them, recorded and not.
     {
         Stream stream(device);
-        for (int i = 0; i < 20000; ++i) {
+        for (int i = 0; i < lone_events; ++i) {
             Event event(device);
             if (i % 2) event.record(stream);
         }
@@ -146,8 +151,9 @@ TEST_P(Bulk, StreamsAndEventsCreatedAndDestroyedInBulk) {
     EXPECT_EQ(open_descriptors(), descriptors_before);
     const double growth_mib = (static_cast<double>(resident_after) - static_cast<double>(resident_before)) /
                               static_cast<double>(kMiB);
-    std::printf("%s: %d rounds of %zu streams: resident growth %.1f KiB\n", device.to_string().c_str(), rounds,
-                kLive, growth_mib * 1024.0);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::printf("%s: %d+%d rounds of %zu streams, %d lone events, %.1f s: resident growth %.1f KiB\n",
+                device.to_string().c_str(), warmup_rounds, rounds, kLive, lone_events, seconds, growth_mib * 1024.0);
     // A coarse guard only: with 128 threads coming and going, glibc's per-thread arenas and its cache
     // of exited threads' stacks move resident size by up to ~1 MiB between runs (measured: 0.2-0.9
     // MiB after warm-up, flat from 12 to 100 rounds). Leaked objects are LeakSanitizer's to find
