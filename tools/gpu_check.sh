@@ -134,7 +134,7 @@ if has_step stress; then
     --tool memcheck --leak-check full \
     --error-exitcode 17 "$BIN/gpucore_stress_tests" \
     --gtest_filter='*cuda_0*:-*EventRecordedWhileOtherThreadsQueryAndWaitOnIt*'
-  report_lines stress_memcheck_concurrency "$SANITIZER_LINES"
+  report_lines stress_memcheck_concurrency "rounds of|$SANITIZER_LINES"
   # The out-of-memory test on cuda. Its cudaMalloc of more than the device has fails on purpose, and
   # compute-sanitizer reports a failing API call as an error by default (--report-api-errors
   # explicit), which would count in ERROR SUMMARY and the exit status: API error reports are off
