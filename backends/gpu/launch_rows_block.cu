@@ -41,7 +41,8 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
                                                                  static_cast<T*>(out), partials,
                                                                  ctx.scratch.tickets);
         } else {
-            reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kBlockPacksPerThread, 0>
+            reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::block_packs_per_thread<T>(),
+                                     Policy::kBlockMinBlocksPerSm>
                 <<<grid, Policy::kBlockThreads, 0, ctx.stream>>>(typed_in, rows, cols, 1,
                                                                  static_cast<T*>(out), partials,
                                                                  ctx.scratch.tickets);

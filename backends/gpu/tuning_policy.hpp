@@ -56,7 +56,15 @@ struct TuningPolicy {
         // Longer rows: one block per row, or several (with a per-row ticket) when the rows are too
         // few to fill the GPU.
         static constexpr int kBlockThreads = 256; // H200 2048x131072: 256 3890 GB/s, 512 3510
-        static constexpr int kBlockPacksPerThread = 2; // 2048x131072: 2 packs 4340 GB/s, 4: 3880
+        // Packs each thread keeps in flight, by element size, and a launch bound of 4 blocks per
+        // SM (64 registers). H200, 2026-11-22, us for f32 / f64 at 2048x262144, 4096x65536,
+        // 1000x100003, 300x1000000: no bound, 2 packs (the compiler chose 40 / 44 registers, 2.6 /
+        // 3.1 waves): 470 / 1004, 244 / 481, 103 / 192, 313 / 611; bound 4, 2 packs: 473 / 936,
+        // 243 / 474, 100 / 190, 312 / 611; bound 4, 4 packs: 503 / 923, 290 / 466, 112 / 183,
+        // 275 / 532. Bounds 3, 5, 6 and 8 were slower.
+        static constexpr int kBlockMinBlocksPerSm = 4;
+        template <class T>
+        static constexpr int block_packs_per_thread() { return sizeof(T) >= 8 ? 4 : 2; }
         // Split rows (few long ones): 8 x 2^26 at 0.965 of a flat reduce with 4 packs, 0.944
         // with 2.
         static constexpr int kSplitPacksPerThread = 4;

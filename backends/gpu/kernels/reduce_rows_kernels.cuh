@@ -72,7 +72,8 @@ __global__ void __launch_bounds__(kThreads)
 // partials[w] and take tickets in tickets[row].
 // kMinBlocksPerSm: 1 for the split launch, as reduce_single_pass_kernel (registers for every load
 // in flight; the split plan sizes its grid to the resulting occupancy: rows_split_wave_blocks);
-// 0 (none given) for one block per row, whose grid is many waves.
+// TuningPolicy::ReduceRows::kBlockMinBlocksPerSm for one block per row (the compiler's own choice
+// left 2.6 to 3.1 waves, the last one mostly idle).
 template <class T, class Op, int kThreads, int kPacksInFlight, int kMinBlocksPerSm>
 __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     reduce_rows_block_kernel(const T* in, std::size_t rows, std::size_t cols, std::size_t split,
