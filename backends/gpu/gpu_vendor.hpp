@@ -325,7 +325,7 @@ __device__ __forceinline__ void store_streaming_16(void* p, uint4 v) {
 // Bulk tensor copies, completion on a shared-memory barrier (loads) or in bulk groups (stores).
 // Declared for HIP too, never defined there: kernels using them are instantiated only when
 // GPUCORE_GPU_HAS_BULK_TENSOR_COPY. On CUDA targets below sm_90 the bodies trap; the launcher
-// runs such a kernel only where the device runs sm_90+ code (bulk_copy_kernel_runs).
+// runs such a kernel only where the device runs sm_90+ code (kernel_runs_arch, occupancy.hpp).
 #if GPUCORE_GPU_IS_HIP
 __device__ void bulk_barrier_init(std::uint64_t* barrier, std::uint32_t arrivals);
 __device__ bool bulk_barrier_try_wait(std::uint64_t* barrier, std::uint32_t parity);
