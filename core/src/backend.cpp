@@ -1,9 +1,11 @@
 #include "backend.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "logging.hpp"
+#include "plugin_boundary.hpp"
 
 namespace gpucore::detail {
 
@@ -48,13 +50,36 @@ Error error_from_status(gpucore_status status, const gpucore_message& message,
 
 Backend::Backend(const gpucore_plugin_api* table, std::string source)
     : table_(table), name_(table->name), source_(std::move(source)),
-      version_(table->version ? table->version : "") {}
+      version_(table->version ? std::string(table->version, strnlen(table->version, max_version_length)) : "") {}
+
+void Backend::plugin_threw(const char* operation, gpucore_message& message) const noexcept {
+    try {
+        const std::string what = describe_current_exception();
+        std::snprintf(message.text, sizeof message.text, "%s: the plugin %s across its C boundary", operation,
+                      what.c_str());
+        std::lock_guard<std::mutex> lock(broken_mutex_);
+        if (broken_.load(std::memory_order_relaxed)) return;
+        broken_reason_ = "unusable since " + std::string(operation) + " of " + source_ + " " + what +
+                         " (a plugin must report failure by its status)";
+        broken_.store(true, std::memory_order_release);
+        logger().warn("backend {}: {}", name_, broken_reason_);
+    } catch (...) {
+        // Out of memory while describing it: the backend is unusable all the same.
+        std::snprintf(message.text, sizeof message.text, "%s: the plugin threw a C++ exception", operation);
+        broken_.store(true, std::memory_order_release);
+    }
+}
+
+Error Backend::unusable_error(const char* operation, int device) const {
+    return Error(ErrorCode::plugin_error, operation, name_, device,
+                 "backend " + name_ + " (" + source_ + ") is " + broken_reason_);
+}
 
 void Backend::initialise() {
     const gpucore_host_services host = host_services(name_.c_str());
     gpucore_message message;
     message.text[0] = '\0';
-    gpucore_status status = table_->init(&host, &message);
+    gpucore_status status = invoke("init", message, table_->init, &host);
     if (status != GPUCORE_OK) {
         reason_ = "init failed: " + error_from_status(status, message, "init", name_, -1).cause();
         logger().info("backend {} ({}): {}", name_, source_, reason_);
@@ -64,7 +89,7 @@ void Backend::initialise() {
 
     int count = 0;
     message.text[0] = '\0';
-    status = table_->device_count(&count, &message);
+    status = invoke("device_count", message, table_->device_count, &count);
     if (status != GPUCORE_OK) {
         reason_ = "device_count failed: " +
                   error_from_status(status, message, "device_count", name_, -1).cause();
@@ -72,9 +97,11 @@ void Backend::initialise() {
         logger().info("backend {} ({}): {}", name_, source_, reason_);
         return;
     }
-    if (count < 0) {
-        reason_ = "device_count returned a negative count (" + std::to_string(count) + ")";
+    if (count < 0 || count > max_devices_per_backend) {
+        reason_ = "device_count returned " + std::to_string(count) + " devices, outside 0.." +
+                  std::to_string(max_devices_per_backend) + " (the most gpucore accepts from one backend)";
         initialised_ = false;
+        logger().info("backend {} ({}): {}", name_, source_, reason_);
         return;
     }
     if (count == 0) {
@@ -88,7 +115,7 @@ void Backend::initialise() {
         gpucore_device_properties raw{};
         raw.struct_size = sizeof raw;
         message.text[0] = '\0';
-        status = table_->device_properties(device, &raw, &message);
+        status = invoke("device_properties", message, table_->device_properties, device, &raw);
         if (status != GPUCORE_OK) {
             // A device whose properties cannot be read is not offered: later indices would shift,
             // so stop here and keep the devices before it.
@@ -148,7 +175,7 @@ void Backend::synchronize_known_streams(int device, const char* operation) {
     auto sync_one = [&](gpucore_stream stream) {
         gpucore_message message;
         message.text[0] = '\0';
-        const gpucore_status status = table_->stream_synchronize(stream, &message);
+        const gpucore_status status = invoke(operation, message, table_->stream_synchronize, stream);
         if (status != GPUCORE_OK && first_status == GPUCORE_OK) {
             first_status = status;
             first_message = message;

@@ -35,9 +35,11 @@ std::string where_plugins_were_sought(const Runtime& runtime) {
     return where;
 }
 
+// The error goes to the caller, who decides whether and how to show it: logging it too would
+// print the cause twice (or report a failure the caller handled).
 [[noreturn]] void unavailable(const char* operation, const std::string& backend, int device,
                               const std::string& cause) {
-    logger().error("{}: backend {} is unavailable: {}", operation, backend, cause);
+    logger().debug("{}: backend {} is unavailable: {}", operation, backend, cause);
     throw Error(ErrorCode::backend_unavailable, operation, backend, device, cause);
 }
 
@@ -115,7 +117,7 @@ Device select_device(const Runtime& runtime, std::string_view text, const char* 
                         ".so) was not found (searched " + where_plugins_were_sought(runtime) +
                         "); available backends: " + available_names(runtime));
     }
-    logger().error("{}: unknown backend '{}'", operation, selection.backend);
+    logger().debug("{}: unknown backend '{}'", operation, selection.backend);
     throw Error(ErrorCode::invalid_argument, operation, "", -1,
                 "unknown backend '" + selection.backend + "'; available backends: " +
                     available_names(runtime) + " (plugins searched in " +

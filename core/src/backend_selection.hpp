@@ -23,8 +23,8 @@ struct BackendSelection {
 BackendSelection parse_backend_selection(std::string_view text, const char* operation);
 
 // Applies a selection to the runtime's backends (see gpucore::select_device for the rules).
-// Throws Error(invalid_argument / backend_unavailable) naming `operation`; an explicitly named
-// backend that fails is also logged at error level.
+// Throws Error(invalid_argument / backend_unavailable) naming `operation`; the failure is logged
+// at debug level only (the caller owns the error).
 Device select_device(const Runtime& runtime, std::string_view text, const char* operation);
 
 } // namespace gpucore::detail

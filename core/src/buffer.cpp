@@ -114,7 +114,8 @@ void Allocation::release() noexcept {
         }
         gpucore_message message;
         message.text[0] = '\0';
-        if (backend.api().deallocate(index, to_plugin(kind_), ptr_, &message) != GPUCORE_OK) {
+        if (backend.invoke("Buffer::~Buffer", message, backend.api().deallocate, index, to_plugin(kind_), ptr_) !=
+            GPUCORE_OK) {
             try {
                 logger().error("Buffer::~Buffer on {}: deallocate failed: {}", device_.to_string(),
                                message.text);

@@ -1,6 +1,9 @@
 #include "plugin_discovery.hpp"
 
+#include <elf.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -27,36 +30,28 @@ namespace {
 constexpr const char* origin_folder = "plugin folder";
 constexpr const char* origin_path = "GPUCORE_PLUGIN_PATH";
 
-std::string octal_mode(mode_t mode) {
-    char text[8];
-    std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
-    return text;
-}
-
-bool writable_by_others(mode_t mode) { return (mode & (S_IWGRP | S_IWOTH)) != 0; }
-
 bool looks_like_shared_object(const std::string& name) {
     const auto so = name.find(".so");
     return so != std::string::npos && (so + 3 == name.size() || name[so + 3] == '.');
 }
 
+// True when the regular file `path` starts with the ELF magic. Reads 4 bytes, never blocks.
+bool starts_with_elf_magic(const fs::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return false;
+    unsigned char magic[SELFMAG] = {};
+    const bool elf = ::read(fd, magic, sizeof magic) == static_cast<ssize_t>(sizeof magic) &&
+                     std::memcmp(magic, ELFMAG, SELFMAG) == 0;
+    ::close(fd);
+    return elf;
+}
+
 class CandidateCollector {
 public:
-    explicit CandidateCollector(bool allow_insecure) : allow_insecure_(allow_insecure) {}
-
-    // Every entry of `folder`, sorted by name.
+    // The entries of `folder` that look like shared objects, sorted by name: files that start with
+    // the ELF magic, and anything named *.so or *.so.N (listed even when broken, so that its reason
+    // is visible). Other files (CMakeCache.txt, notes) are not candidates.
     void add_folder(const fs::path& folder, const char* origin, const std::string& note) {
-        struct stat folder_stat {};
-        if (::stat(folder.c_str(), &folder_stat) != 0) {
-            add_skipped(folder, origin, std::string("cannot stat folder: ") + std::strerror(errno), note);
-            return;
-        }
-        std::string folder_problem;
-        if (writable_by_others(folder_stat.st_mode) && !allow_insecure_) {
-            folder_problem = "its folder " + folder.string() + " is writable by group or others (mode " +
-                             octal_mode(folder_stat.st_mode) +
-                             "); set GPUCORE_ALLOW_INSECURE_PLUGINS=1 to load from it anyway";
-        }
         std::vector<fs::directory_entry> entries;
         std::error_code ec;
         fs::directory_iterator it(folder, ec);
@@ -77,40 +72,22 @@ public:
             const std::string name = entry.path().filename().string();
             if (!name.empty() && name.front() == '.') continue; // hidden files are not candidates
             std::error_code type_ec;
-            const bool is_link = entry.is_symlink(type_ec);
             const bool is_file = entry.is_regular_file(type_ec); // follows symlinks
-            if (!is_link && !is_file && !looks_like_shared_object(name)) continue;
-            if (!folder_problem.empty()) {
-                add_skipped(entry.path(), origin, folder_problem, note);
-            } else {
-                add_file(entry.path(), origin, note);
-            }
+            if (!looks_like_shared_object(name) && !(is_file && starts_with_elf_magic(entry.path()))) continue;
+            add_file(entry.path(), origin, note);
         }
     }
 
-    // One file; its own type and permissions are checked (inspection checks its content later).
+    // One file; only its identity is checked here (the trust rule and its content are checked
+    // when it is opened for loading).
     void add_file(const fs::path& file, const char* origin, const std::string& note) {
         struct stat file_stat {};
-        if (::stat(file.c_str(), &file_stat) != 0) {
-            // A dangling link or a loop is listed, not dropped: inspection names the precise reason.
-            add_candidate(file, origin, {}, note);
-            return;
-        }
-        if (!S_ISREG(file_stat.st_mode)) {
-            add_candidate(file, origin, {}, note); // inspection names the file type
-            return;
-        }
-        if (!seen_.insert({file_stat.st_dev, file_stat.st_ino}).second) {
+        if (::stat(file.c_str(), &file_stat) == 0 && S_ISREG(file_stat.st_mode) &&
+            !seen_.insert({file_stat.st_dev, file_stat.st_ino}).second) {
             add_skipped(file, origin, "same file as an earlier candidate (already considered)", note);
             return;
         }
-        if (writable_by_others(file_stat.st_mode) && !allow_insecure_) {
-            add_skipped(file, origin,
-                        "file is writable by group or others (mode " + octal_mode(file_stat.st_mode) +
-                            "); set GPUCORE_ALLOW_INSECURE_PLUGINS=1 to load it anyway",
-                        note);
-            return;
-        }
+        // Dangling links, loops and non-files are listed: opening them names the precise reason.
         add_candidate(file, origin, {}, note);
     }
 
@@ -130,7 +107,6 @@ private:
         candidates_.push_back(std::move(candidate));
     }
 
-    bool allow_insecure_;
     std::set<std::pair<dev_t, ino_t>> seen_;
     std::vector<CandidateFile> candidates_;
 };
@@ -168,7 +144,7 @@ DiscoverySettings discovery_settings_from_environment() {
 }
 
 std::vector<CandidateFile> discover_plugin_candidates(const DiscoverySettings& settings) {
-    CandidateCollector collector(settings.allow_insecure);
+    CandidateCollector collector;
     if (settings.plugin_folder) {
         std::error_code ec;
         if (fs::is_directory(*settings.plugin_folder, ec)) {

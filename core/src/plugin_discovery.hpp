@@ -1,5 +1,5 @@
-// Which files are plugin candidates, in which order, and which are refused by where they live
-// (permissions, file type) before their content is even looked at.
+// Which files are plugin candidates, and in which order. Whether a candidate may be trusted is
+// decided when it is opened (plugin_trust.hpp); what it contains, by inspection.
 #pragma once
 
 #include <filesystem>
@@ -19,7 +19,7 @@ struct CandidateFile {
 struct DiscoverySettings {
     std::optional<std::filesystem::path> plugin_folder; // the folder beside libgpucore
     std::optional<std::string> plugin_path;             // GPUCORE_PLUGIN_PATH as read
-    bool allow_insecure = false;                        // GPUCORE_ALLOW_INSECURE_PLUGINS=1
+    bool allow_insecure = false;                        // GPUCORE_ALLOW_INSECURE_PLUGINS=1 (applied when opening)
 };
 
 // The plugin folder beside libgpucore: <folder of libgpucore>/GPUCORE_PLUGIN_DIR_NAME.
@@ -28,14 +28,14 @@ std::filesystem::path default_plugin_folder();
 // The settings as this process's environment gives them (read with secure_getenv).
 DiscoverySettings discovery_settings_from_environment();
 
-// Candidates in the order they are to be considered: every entry of the plugin folder (sorted by
-// name), then each GPUCORE_PLUGIN_PATH entry (colon-separated; a file of any name, or every entry
-// of a folder, sorted). Never the current directory implicitly: empty entries are ignored, and a
-// relative entry is resolved against the current directory with a note saying so. Files are
-// refused (skip_reason) when they, or the folder they were found in, are writable by group or
-// others (unless allow_insecure), when they are not regular files (folders, fifos, ... named like
-// shared objects are listed; other non-files are ignored), and when the same file was already
-// listed. Never throws except std::bad_alloc. Thread-safe.
+// Candidates in the order they are to be considered: the entries of the plugin folder (sorted by
+// name), then each GPUCORE_PLUGIN_PATH entry (colon-separated; a file of any name, or the entries
+// of a folder, sorted). A folder contributes the entries that look like shared objects: files
+// starting with the ELF magic, and anything named *.so or *.so.N (a fifo or folder so named is
+// listed, to be refused with its reason). Never the current directory implicitly: empty entries are
+// ignored, and a relative entry is resolved against the current directory with a note saying so.
+// A file already listed is skipped. Reads at most 4 bytes of a file, never blocking. Never throws
+// except std::bad_alloc. Thread-safe.
 std::vector<CandidateFile> discover_plugin_candidates(const DiscoverySettings& settings);
 
 // "libgpucore-cuda.so" -> "cuda"; empty when the name does not follow that pattern. Lets an

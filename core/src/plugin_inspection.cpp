@@ -1,19 +1,18 @@
 #include "plugin_inspection.hpp"
 
 #include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
-#include <boost/dll/library_info.hpp>
-
 #include "gpucore/plugin.h"
+#include "plugin_trust.hpp"
 
 namespace gpucore::detail {
 namespace fs = std::filesystem;
@@ -30,17 +29,8 @@ constexpr std::uint16_t native_machine = EM_PPC64;
 #error "gpucore: add this architecture's ELF e_machine value"
 #endif
 
-std::string file_type_name(fs::file_type type) {
-    switch (type) {
-    case fs::file_type::directory: return "a directory";
-    case fs::file_type::fifo: return "a fifo";
-    case fs::file_type::socket: return "a socket";
-    case fs::file_type::block: return "a block device";
-    case fs::file_type::character: return "a character device";
-    case fs::file_type::not_found: return "missing";
-    default: return "not a regular file";
-    }
-}
+// Symbols are read in batches of this many entries, so the symbol table is never held whole.
+constexpr std::size_t symbols_per_batch = 4096;
 
 std::string hex_bytes(const unsigned char* bytes, std::size_t count) {
     static const char digits[] = "0123456789abcdef";
@@ -57,161 +47,278 @@ bool range_within(std::uint64_t offset, std::uint64_t size, std::uint64_t file_s
     return offset <= file_size && size <= file_size - offset;
 }
 
-// Validates the ELF structure that boost::dll::library_info trusts blindly (it seeks and sizes its
-// buffers from header fields). Returns the reason the file is unusable, or empty when it is fine.
-std::string check_elf_structure(std::ifstream& in, std::uint64_t file_size) {
-    unsigned char ident[EI_NIDENT] = {};
-    in.read(reinterpret_cast<char*>(ident), EI_NIDENT);
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (got < 4 || std::memcmp(ident, ELFMAG, SELFMAG) != 0) {
-        return "not an ELF file (first bytes: " + hex_bytes(ident, std::min<std::size_t>(got, 4)) +
-               (got == 0 ? "empty file)" : ")");
+// Reads exactly `size` bytes at `offset`; false on a short read or an error.
+bool read_at(int fd, void* buffer, std::size_t size, std::uint64_t offset) {
+    auto* out = static_cast<char*>(buffer);
+    while (size > 0) {
+        const ssize_t got = ::pread(fd, out, size, static_cast<off_t>(offset));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        out += got;
+        size -= static_cast<std::size_t>(got);
+        offset += static_cast<std::uint64_t>(got);
     }
-    if (file_size < sizeof(Elf64_Ehdr)) {
-        return "truncated ELF file (" + std::to_string(file_size) + " bytes, shorter than an ELF header)";
-    }
-    if (ident[EI_CLASS] != ELFCLASS64) return "ELF file is not 64-bit (EI_CLASS " + std::to_string(ident[EI_CLASS]) + ")";
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (ident[EI_DATA] != ELFDATA2LSB) return "ELF file is not little-endian like this machine";
-#else
-    if (ident[EI_DATA] != ELFDATA2MSB) return "ELF file is not big-endian like this machine";
-#endif
-    Elf64_Ehdr header{};
-    in.seekg(0);
-    in.read(reinterpret_cast<char*>(&header), sizeof header);
-    if (!in) return "cannot read the ELF header";
-    if (header.e_type != ET_DYN) {
-        return "not a shared object (ELF e_type " + std::to_string(header.e_type) + ")";
-    }
-    if (header.e_machine != native_machine) {
-        return "built for another architecture (ELF e_machine " + std::to_string(header.e_machine) +
-               ", this machine is " + std::to_string(native_machine) + ")";
-    }
-    if (header.e_shnum == 0 || header.e_shoff == 0) return "ELF file has no section headers";
-    if (header.e_shentsize != sizeof(Elf64_Shdr)) {
-        return "malformed ELF file (section header size " + std::to_string(header.e_shentsize) + ")";
-    }
-    if (header.e_shstrndx >= header.e_shnum) return "malformed ELF file (bad section name index)";
-    const std::uint64_t table_bytes = std::uint64_t{header.e_shnum} * sizeof(Elf64_Shdr);
-    if (!range_within(header.e_shoff, table_bytes, file_size)) {
-        return "truncated ELF file (section headers at offset " + std::to_string(header.e_shoff) +
-               ", " + std::to_string(table_bytes) + " bytes, file has " + std::to_string(file_size) +
-               " bytes)";
-    }
-    in.seekg(static_cast<std::streamoff>(header.e_shoff));
-    for (unsigned i = 0; i < header.e_shnum; ++i) {
-        Elf64_Shdr section{};
-        in.read(reinterpret_cast<char*>(&section), sizeof section);
-        if (!in) return "cannot read ELF section header " + std::to_string(i);
-        // library_info reads the section-name table at e_shstrndx whatever its type says (and sizes
-        // a buffer from its sh_size), so that one is checked even when it claims to hold no bytes.
-        const bool names_table = i == header.e_shstrndx;
-        if (!names_table && (section.sh_type == SHT_NOBITS || section.sh_type == SHT_NULL)) continue;
-        if (!range_within(section.sh_offset, section.sh_size, file_size)) {
-            return "truncated ELF file (section " + std::to_string(i) + " at offset " +
-                   std::to_string(section.sh_offset) + ", " + std::to_string(section.sh_size) +
-                   " bytes, file has " + std::to_string(file_size) + " bytes)";
-        }
-        if ((section.sh_type == SHT_SYMTAB || section.sh_type == SHT_DYNSYM) &&
-            section.sh_size % sizeof(Elf64_Sym) != 0) {
-            return "malformed ELF file (symbol table size " + std::to_string(section.sh_size) + ")";
-        }
-    }
-    return {};
+    return true;
 }
 
-// Parses "gpucore_plugin_entry_v<digits>" exactly; nullopt for anything else.
-std::optional<unsigned> entry_symbol_major(std::string_view symbol) {
+std::string mib(std::uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+
+// What a symbol name is to the loader.
+enum class EntryName { unrelated, exact, other_major, look_alike };
+
+// `name` is NUL-free. "gpucore_plugin_entry_v1" is exact; "..._v<canonical decimal>" names another
+// ABI major (returned in `major`); any other "gpucore_plugin_entry_v..." (v01, v1x, v) is a
+// look-alike, which is NOT an entry point whatever digits it starts with.
+EntryName classify(std::string_view name, unsigned& major) {
     constexpr std::string_view prefix = GPUCORE_PLUGIN_ENTRY_PREFIX;
-    if (symbol.size() <= prefix.size() || symbol.substr(0, prefix.size()) != prefix) return std::nullopt;
-    const auto digits = symbol.substr(prefix.size());
-    if (digits.size() > 6) return std::nullopt;
-    unsigned value = 0;
-    for (char c : digits) {
-        if (c < '0' || c > '9') return std::nullopt;
-        value = value * 10 + static_cast<unsigned>(c - '0');
-    }
-    return value;
+    if (name.substr(0, prefix.size()) != prefix) return EntryName::unrelated;
+    if (name == GPUCORE_PLUGIN_ENTRY_NAME) return EntryName::exact;
+    const auto digits = name.substr(prefix.size());
+    const bool canonical = !digits.empty() && digits.size() <= 6 && (digits[0] != '0' || digits.size() == 1) &&
+                           std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!canonical) return EntryName::look_alike;
+    major = 0;
+    for (char c : digits) major = major * 10 + static_cast<unsigned>(c - '0');
+    return EntryName::other_major;
 }
 
-PluginInspection inspect(const fs::path& path) {
-    PluginInspection result;
-    std::error_code ec;
-    const auto link_status = fs::symlink_status(path, ec);
-    if (ec) {
-        result.reason = "cannot stat: " + ec.message();
-        return result;
+std::string symbol_type_name(unsigned type) {
+    switch (type) {
+    case STT_NOTYPE: return "an untyped symbol (STT_NOTYPE)";
+    case STT_OBJECT: return "a data object (STT_OBJECT)";
+    case STT_TLS: return "a thread-local object (STT_TLS)";
+    case STT_GNU_IFUNC: return "an indirect function (STT_GNU_IFUNC)";
+    case STT_SECTION: return "a section symbol (STT_SECTION)";
+    default: return "a symbol of type " + std::to_string(type);
     }
-    if (fs::is_symlink(link_status)) {
-        const auto target = fs::read_symlink(path, ec);
-        result.symlink_note = ec ? std::string("symlink (target unreadable: ") + ec.message() + ")"
-                                 : "symlink to " + target.string();
-    }
-    const auto status = fs::status(path, ec);
-    if (ec) {
-        // ELOOP: a symlink loop; ENOENT: a dangling symlink.
-        result.reason = ec.value() == ELOOP ? "symlink loop (" + ec.message() + ")"
-                        : ec.value() == ENOENT ? "dangling symlink (target does not exist)"
-                                               : "cannot stat: " + ec.message();
-        return result;
-    }
-    if (!fs::is_regular_file(status)) {
-        result.reason = "is " + file_type_name(status.type()) + ", not a plugin file";
-        return result;
-    }
-    const auto file_size = fs::file_size(path, ec);
-    if (ec) {
-        result.reason = "cannot read its size: " + ec.message();
-        return result;
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        result.reason = std::string("cannot be opened for reading: ") + std::strerror(errno);
-        return result;
-    }
-    if (auto problem = check_elf_structure(in, file_size); !problem.empty()) {
-        result.reason = std::move(problem);
-        return result;
-    }
-    in.close();
+}
 
-    boost::dll::library_info info(path, true);
-    const std::vector<std::string> symbols = info.symbols();
-    std::vector<unsigned> majors;
-    for (const auto& symbol : symbols) {
-        if (auto major = entry_symbol_major(symbol)) majors.push_back(*major);
+// A symbol another object can bind to: defined here, global or weak, visible.
+bool exported(const Elf64_Sym& symbol) {
+    const unsigned bind = ELF64_ST_BIND(symbol.st_info);
+    const unsigned visibility = ELF64_ST_VISIBILITY(symbol.st_other);
+    return symbol.st_shndx != SHN_UNDEF && (bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE) &&
+           (visibility == STV_DEFAULT || visibility == STV_PROTECTED);
+}
+
+class Inspector {
+public:
+    Inspector(int fd, std::uint64_t file_size) : fd_(fd), file_size_(file_size) {}
+
+    PluginInspection run() {
+        PluginInspection result;
+        if (auto problem = read_headers(); !problem.empty()) {
+            result.reason = std::move(problem);
+            return result;
+        }
+        if (auto problem = scan_symbols(); !problem.empty()) {
+            result.reason = std::move(problem);
+            return result;
+        }
+        return verdict();
     }
-    if (std::find(majors.begin(), majors.end(), unsigned{GPUCORE_PLUGIN_ABI_MAJOR}) != majors.end()) {
-        result.acceptable = true;
-        result.abi_major = GPUCORE_PLUGIN_ABI_MAJOR;
+
+private:
+    // The ELF header and the section header table, every section's range checked against the file.
+    std::string read_headers() {
+        unsigned char ident[EI_NIDENT] = {};
+        const std::size_t got = static_cast<std::size_t>(std::min<std::uint64_t>(file_size_, EI_NIDENT));
+        if (got > 0 && !read_at(fd_, ident, got, 0)) return std::string("cannot read the file: ") + std::strerror(errno);
+        if (got < SELFMAG || std::memcmp(ident, ELFMAG, SELFMAG) != 0) {
+            return "not an ELF file (first bytes: " + hex_bytes(ident, std::min<std::size_t>(got, 4)) +
+                   (got == 0 ? "empty file)" : ")");
+        }
+        if (file_size_ < sizeof(Elf64_Ehdr)) {
+            return "truncated ELF file (" + std::to_string(file_size_) + " bytes, shorter than an ELF header)";
+        }
+        if (ident[EI_CLASS] != ELFCLASS64) return "ELF file is not 64-bit (EI_CLASS " + std::to_string(ident[EI_CLASS]) + ")";
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (ident[EI_DATA] != ELFDATA2LSB) return "ELF file is not little-endian like this machine";
+#else
+        if (ident[EI_DATA] != ELFDATA2MSB) return "ELF file is not big-endian like this machine";
+#endif
+        Elf64_Ehdr header{};
+        if (!read_at(fd_, &header, sizeof header, 0)) return "cannot read the ELF header";
+        if (header.e_type != ET_DYN) return "not a shared object (ELF e_type " + std::to_string(header.e_type) + ")";
+        if (header.e_machine != native_machine) {
+            return "built for another architecture (ELF e_machine " + std::to_string(header.e_machine) +
+                   ", this machine is " + std::to_string(native_machine) + ")";
+        }
+        if (header.e_shnum == 0 || header.e_shoff == 0) return "ELF file has no section headers";
+        if (header.e_shentsize != sizeof(Elf64_Shdr)) {
+            return "malformed ELF file (section header size " + std::to_string(header.e_shentsize) + ")";
+        }
+        if (header.e_shstrndx >= header.e_shnum) return "malformed ELF file (bad section name index)";
+        // At most 65535 headers of 64 bytes (e_shnum is 16 bits), and only if the file holds them.
+        const std::uint64_t table_bytes = std::uint64_t{header.e_shnum} * sizeof(Elf64_Shdr);
+        if (!range_within(header.e_shoff, table_bytes, file_size_)) {
+            return "truncated ELF file (section headers at offset " + std::to_string(header.e_shoff) + ", " +
+                   std::to_string(table_bytes) + " bytes, file has " + std::to_string(file_size_) + " bytes)";
+        }
+        sections_.resize(header.e_shnum);
+        if (!read_at(fd_, sections_.data(), table_bytes, header.e_shoff)) return "cannot read the ELF section headers";
+        for (std::size_t i = 0; i < sections_.size(); ++i) {
+            const Elf64_Shdr& section = sections_[i];
+            if (section.sh_type == SHT_NOBITS || section.sh_type == SHT_NULL) continue;
+            if (!range_within(section.sh_offset, section.sh_size, file_size_)) {
+                return "truncated ELF file (section " + std::to_string(i) + " at offset " +
+                       std::to_string(section.sh_offset) + ", " + std::to_string(section.sh_size) +
+                       " bytes, file has " + std::to_string(file_size_) + " bytes)";
+            }
+            if ((section.sh_type == SHT_SYMTAB || section.sh_type == SHT_DYNSYM) &&
+                section.sh_size % sizeof(Elf64_Sym) != 0) {
+                return "malformed ELF file (symbol table size " + std::to_string(section.sh_size) + ")";
+            }
+        }
+        return {};
+    }
+
+    // Reads the dynamic symbol table (what dlsym searches) and notes every entry-like name.
+    std::string scan_symbols() {
+        const auto dynsym = std::find_if(sections_.begin(), sections_.end(),
+                                         [](const Elf64_Shdr& s) { return s.sh_type == SHT_DYNSYM; });
+        if (dynsym == sections_.end()) return {}; // exports nothing: verdict() says so
+        if (dynsym->sh_entsize != 0 && dynsym->sh_entsize != sizeof(Elf64_Sym)) {
+            return "malformed ELF file (dynamic symbol size " + std::to_string(dynsym->sh_entsize) + ")";
+        }
+        if (dynsym->sh_link >= sections_.size() || sections_[dynsym->sh_link].sh_type != SHT_STRTAB) {
+            return "malformed ELF file (the dynamic symbol table's string table, section " +
+                   std::to_string(dynsym->sh_link) + ", is not a string table)";
+        }
+        const Elf64_Shdr& strtab = sections_[dynsym->sh_link];
+        const Elf64_Shdr* const tables[] = {&*dynsym, &strtab};
+        for (const Elf64_Shdr* table : tables) {
+            if (table->sh_size > max_inspected_table_bytes) {
+                return "ELF dynamic " + std::string(table == &strtab ? "string" : "symbol") + " table of " +
+                       std::to_string(table->sh_size) + " bytes is larger than the " +
+                       mib(max_inspected_table_bytes) + " gpucore reads from a plugin file";
+            }
+        }
+        names_.resize(static_cast<std::size_t>(strtab.sh_size));
+        if (!names_.empty() && !read_at(fd_, names_.data(), names_.size(), strtab.sh_offset)) {
+            return "cannot read the ELF dynamic string table";
+        }
+        const std::size_t count = static_cast<std::size_t>(dynsym->sh_size / sizeof(Elf64_Sym));
+        std::vector<Elf64_Sym> batch;
+        for (std::size_t first = 0; first < count; first += symbols_per_batch) {
+            batch.resize(std::min(symbols_per_batch, count - first));
+            if (!read_at(fd_, batch.data(), batch.size() * sizeof(Elf64_Sym),
+                         dynsym->sh_offset + first * sizeof(Elf64_Sym))) {
+                return "cannot read the ELF dynamic symbol table";
+            }
+            for (const Elf64_Sym& symbol : batch) note_symbol(symbol);
+        }
+        return {};
+    }
+
+    void note_symbol(const Elf64_Sym& symbol) {
+        if (!exported(symbol) || symbol.st_name >= names_.size()) return;
+        // An entry name is short: look at most this far for its end.
+        constexpr std::size_t window = 64;
+        const char* begin = names_.data() + symbol.st_name;
+        const std::size_t available = std::min(window, names_.size() - symbol.st_name);
+        const char* end = static_cast<const char*>(std::memchr(begin, '\0', available));
+        const std::string_view name(begin, end != nullptr ? static_cast<std::size_t>(end - begin) : available);
+        unsigned major = 0;
+        switch (classify(name, major)) {
+        case EntryName::unrelated: break;
+        case EntryName::exact:
+            if (ELF64_ST_TYPE(symbol.st_info) == STT_FUNC) {
+                entry_is_function_ = true;
+            } else if (!entry_type_) {
+                entry_type_ = ELF64_ST_TYPE(symbol.st_info);
+            }
+            break;
+        case EntryName::other_major:
+            if (!other_major_) other_major_ = major;
+            break;
+        case EntryName::look_alike:
+            if (look_alike_.empty()) {
+                // Quoted in reasons and JSON output: printable ASCII only.
+                for (char c : name) look_alike_ += (c >= 0x20 && c < 0x7f) ? c : '?';
+                if (end == nullptr) look_alike_ += "...";
+            }
+            break;
+        }
+    }
+
+    PluginInspection verdict() const {
+        PluginInspection result;
+        if (entry_is_function_) {
+            result.acceptable = true;
+            result.abi_major = GPUCORE_PLUGIN_ABI_MAJOR;
+            return result;
+        }
+        if (entry_type_) {
+            result.abi_major = GPUCORE_PLUGIN_ABI_MAJOR;
+            result.reason = std::string("exports ") + GPUCORE_PLUGIN_ENTRY_NAME + " as " + symbol_type_name(*entry_type_) +
+                            ", not a function (STT_FUNC): it cannot be called";
+            return result;
+        }
+        if (other_major_) {
+            result.abi_major = *other_major_;
+            result.reason = "ABI major " + std::to_string(*other_major_) + ", this gpucore speaks " +
+                            std::to_string(GPUCORE_PLUGIN_ABI_MAJOR) + " (exports " + GPUCORE_PLUGIN_ENTRY_PREFIX +
+                            std::to_string(*other_major_) + ")";
+            return result;
+        }
+        result.reason = std::string("does not export ") + GPUCORE_PLUGIN_ENTRY_NAME + " (not a gpucore plugin)";
+        if (!look_alike_.empty()) {
+            result.reason += "; it exports " + look_alike_ + ", which is not an entry point name";
+        }
         return result;
     }
-    if (!majors.empty()) {
-        result.abi_major = majors.front();
-        result.reason = "ABI major " + std::to_string(majors.front()) + ", this gpucore speaks " +
-                        std::to_string(GPUCORE_PLUGIN_ABI_MAJOR) + " (exports " +
-                        GPUCORE_PLUGIN_ENTRY_PREFIX + std::to_string(majors.front()) + ")";
-        return result;
-    }
-    result.reason = std::string("does not export ") + GPUCORE_PLUGIN_ENTRY_NAME +
-                    " (not a gpucore plugin)";
-    return result;
+
+    int fd_;
+    std::uint64_t file_size_;
+    std::vector<Elf64_Shdr> sections_;
+    std::vector<char> names_;
+    bool entry_is_function_ = false;
+    std::optional<unsigned> entry_type_; // the exact entry name, exported with another type
+    std::optional<unsigned> other_major_;
+    std::string look_alike_;
+};
+
+std::string file_type_name(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a fifo";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISCHR(mode)) return "a character device";
+    return "not a regular file";
 }
 
 } // namespace
 
-PluginInspection inspect_plugin_file(const fs::path& path) {
+PluginInspection inspect_plugin_descriptor(int fd, std::uint64_t file_size) {
     try {
-        return inspect(path);
+        return Inspector(fd, file_size).run();
+    } catch (const std::bad_alloc&) {
+        throw;
     } catch (const std::exception& e) {
         PluginInspection failed;
         failed.reason = std::string("unreadable as a shared object: ") + e.what();
         return failed;
-    } catch (...) {
-        PluginInspection failed;
-        failed.reason = "unreadable as a shared object (unknown error)";
-        return failed;
     }
+}
+
+PluginInspection inspect_plugin_file(const fs::path& path) {
+    PluginInspection result;
+    struct stat status {};
+    if (::stat(path.c_str(), &status) != 0) {
+        result.reason = std::string("cannot stat: ") + std::strerror(errno);
+        return result;
+    }
+    if (!S_ISREG(status.st_mode)) {
+        result.reason = "is " + file_type_name(status.st_mode) + ", not a plugin file";
+        return result;
+    }
+    FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+    if (!file.valid() || ::fstat(file.get(), &status) != 0) {
+        result.reason = std::string("cannot be opened for reading: ") + std::strerror(errno);
+        return result;
+    }
+    return inspect_plugin_descriptor(file.get(), static_cast<std::uint64_t>(status.st_size));
 }
 
 } // namespace gpucore::detail

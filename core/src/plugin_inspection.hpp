@@ -1,8 +1,13 @@
-// Checks on a candidate plugin file that read it WITHOUT running any of its code: file type,
-// ELF structure, and the exported entry symbol (through boost::dll::library_info). A file that
-// fails here never reaches dlopen, so its static constructors never run.
+// Checks on a candidate plugin file that read it WITHOUT running any of its code: ELF structure
+// and the exported entry symbol, read from the file's dynamic symbol table. A file that fails
+// here never reaches dlopen, so its static constructors never run.
+//
+// Everything read from the file is bounded before it is used: offsets and sizes against the real
+// file size, and the tables read into memory against fixed caps, so a crafted or sparse file costs
+// at most a few tens of MiB and milliseconds.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -16,10 +21,19 @@ struct PluginInspection {
     std::optional<unsigned> abi_major; // the ABI major its entry symbol names, when found
 };
 
-// Inspects `path`: it must be (or resolve to) a readable regular file, a well-formed ELF shared
-// object for this machine's architecture, exporting "gpucore_plugin_entry_v<major>" with the major
-// this gpucore speaks. Every failure (including exceptions from library_info on junk or truncated
-// files) becomes `reason`; only std::bad_alloc can escape. Thread-safe.
+// The largest dynamic symbol table and dynamic string table the inspection reads (each).
+inline constexpr std::uint64_t max_inspected_table_bytes = std::uint64_t{16} << 20;
+
+// Inspects the open regular file `fd` of `file_size` bytes (read with pread; the offset of `fd`
+// is not used): it must be a well-formed ELF shared object for this machine's architecture whose
+// dynamic symbol table defines GPUCORE_PLUGIN_ENTRY_NAME exactly, as a function (STT_FUNC) with
+// default or protected visibility. A look-alike (`gpucore_plugin_entry_v01`, `..._v1x`) is not the
+// entry; another canonical major (`..._v2`) is reported as an ABI mismatch; an entry that is a data
+// object is refused. Every failure becomes `reason`; only std::bad_alloc can escape. Thread-safe.
+PluginInspection inspect_plugin_descriptor(int fd, std::uint64_t file_size);
+
+// Opens `path` (following symlinks, without blocking on a fifo), names its file type when it is
+// not a regular file, then inspects it as above. Used where no trust check is wanted (the fuzzer).
 PluginInspection inspect_plugin_file(const std::filesystem::path& path);
 
 } // namespace gpucore::detail

@@ -4,6 +4,8 @@
 #include <exception>
 
 #include "logging.hpp"
+#include "plugin_boundary.hpp"
+#include "plugin_trust.hpp"
 
 namespace gpucore::detail {
 
@@ -86,12 +88,19 @@ std::string validate_plugin_table(const gpucore_plugin_api* table) {
     return {};
 }
 
-PluginLoadResult load_plugin(const std::filesystem::path& path) {
+PluginLoadResult load_plugin(const std::filesystem::path& path, const struct stat& checked) {
     PluginLoadResult result;
     try {
         result.library.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     } catch (const std::exception& e) {
         result.reason = "dlopen failed: " + loader_text(e.what());
+        return result;
+    }
+    // The trusted folders leave only root or this user able to swap the file between its check and
+    // dlopen; a swap is still refused rather than run further.
+    struct stat loaded {};
+    if (::stat(path.c_str(), &loaded) != 0 || !same_file(loaded, checked)) {
+        result.reason = "the file changed between its checks and dlopen (" + path.string() + " is another file now)";
         return result;
     }
     gpucore_plugin_entry_fn entry = nullptr;
@@ -105,7 +114,14 @@ PluginLoadResult load_plugin(const std::filesystem::path& path) {
     }
     gpucore_message message;
     message.text[0] = '\0';
-    const gpucore_plugin_api* table = entry(&message);
+    const gpucore_plugin_api* table = nullptr;
+    try {
+        table = entry(&message);
+    } catch (...) {
+        result.reason = std::string(GPUCORE_PLUGIN_ENTRY_NAME) + " of " + path.string() + " " +
+                        describe_current_exception() + " (a plugin must report failure by its return value)";
+        return result;
+    }
     if (table == nullptr) {
         const std::string why = message_text(message);
         result.reason = std::string(GPUCORE_PLUGIN_ENTRY_NAME) + " returned NULL: " +

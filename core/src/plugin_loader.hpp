@@ -1,6 +1,8 @@
 // Loading one inspected plugin file: dlopen through boost::dll, the entry call, the table checks.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -20,12 +22,14 @@ struct PluginLoadResult {
     std::string backend_name;                  // the table's name when it was read, else empty
 };
 
-// Loads `path` with RTLD_NOW | RTLD_LOCAL (a missing dependency or undefined symbol fails here,
-// with the dynamic loader's text naming the library), imports GPUCORE_PLUGIN_ENTRY_NAME, calls it
+// Loads `path` (a resolved path, opened and checked before as `checked`) with RTLD_NOW |
+// RTLD_LOCAL (a missing dependency or undefined symbol fails here, with the dynamic loader's text
+// naming the library), refuses it when the path now names another file than `checked`, imports
+// GPUCORE_PLUGIN_ENTRY_NAME, calls it (a C++ exception it throws is caught and becomes the reason)
 // and validates the table (validate_plugin_table). Does not call init. Never throws except
 // std::bad_alloc. Not thread-safe with itself (dlerror is per thread; the runtime loads plugins
 // from one thread, once).
-PluginLoadResult load_plugin(const std::filesystem::path& path);
+PluginLoadResult load_plugin(const std::filesystem::path& path, const struct stat& checked);
 
 // Checks a table returned by an entry point: ABI major, struct_size at least the v1 size, every
 // v1 slot non-null, name valid ([a-z0-9_-], 1..63 characters, not "auto"). Returns the problem,

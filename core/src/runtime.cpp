@@ -4,8 +4,10 @@
 #include <mutex>
 
 #include "logging.hpp"
+#include "plugin_boundary.hpp"
 #include "plugin_inspection.hpp"
 #include "plugin_loader.hpp"
+#include "plugin_trust.hpp"
 
 #if defined(GPUCORE_HAVE_CPU_BACKEND)
 #include "cpu_backend.h"
@@ -13,13 +15,45 @@
 
 namespace gpucore::detail {
 
+namespace {
+
+// True on the thread that is starting the runtime, while it does: a plugin's entry, init,
+// device_count or device_properties that calls back into gpucore gets an Error instead of waiting
+// forever for the start it is part of.
+thread_local bool starting_on_this_thread = false;
+
+} // namespace
+
 Runtime& Runtime::instance() {
     static std::once_flag once;
     static Runtime* runtime = nullptr;
-    // Leaked on purpose (see the header). A failure other than bad_alloc cannot happen here:
-    // every plugin problem becomes a candidate's reason.
-    std::call_once(once, [] { runtime = new Runtime(); });
+    if (starting_on_this_thread) {
+        throw Error(ErrorCode::plugin_error, "gpucore runtime start", "", -1,
+                    "called back into gpucore while it is loading plugins (from a plugin's entry point, init, "
+                    "device_count or device_properties); plugins must not call gpucore");
+    }
+    // Leaked on purpose (see the header). The once-function never throws, so the start is never
+    // repeated: every plugin problem becomes a candidate's reason, and a failure of the start itself
+    // (out of memory) is kept and raised by every later call.
+    std::call_once(once, [] {
+        starting_on_this_thread = true;
+        try {
+            runtime = new Runtime();
+        } catch (...) {
+            start_failure() = describe_current_exception();
+        }
+        starting_on_this_thread = false;
+    });
+    if (runtime == nullptr) {
+        throw Error(ErrorCode::backend_unavailable, "gpucore runtime start", "", -1,
+                    "the runtime failed to start: it " + start_failure());
+    }
     return *runtime;
+}
+
+std::string& Runtime::start_failure() {
+    static std::string failure;
+    return failure;
 }
 
 Runtime::Runtime() : settings_(discovery_settings_from_environment()) {
@@ -92,27 +126,37 @@ void Runtime::load_plugins() {
             finish();
             continue;
         }
-        const PluginInspection inspection = inspect_plugin_file(file.path);
-        if (!inspection.acceptable) {
-            add_note(inspection.reason);
-            add_note(inspection.symlink_note);
+        OpenedCandidate opened = open_candidate(file.path, settings_.allow_insecure);
+        if (!opened.reason.empty()) {
+            add_note(opened.reason);
+            add_note(opened.symlink_note);
             add_note(file.note);
             finish();
             continue;
         }
-        PluginLoadResult loaded = load_plugin(file.path);
+        const PluginInspection inspection =
+            inspect_plugin_descriptor(opened.file.get(), static_cast<std::uint64_t>(opened.status.st_size));
+        if (!inspection.acceptable) {
+            add_note(inspection.reason);
+            add_note(opened.symlink_note);
+            add_note(file.note);
+            finish();
+            continue;
+        }
+        PluginLoadResult loaded = load_plugin(opened.resolved, opened.status);
+        opened.file = FileDescriptor();
         if (loaded.library.is_loaded()) libraries_.push_back(std::move(loaded.library));
         if (!loaded.backend_name.empty()) candidate.backend = loaded.backend_name;
         if (loaded.table == nullptr) {
             add_note(loaded.reason);
-            add_note(inspection.symlink_note);
+            add_note(opened.symlink_note);
             add_note(file.note);
             finish();
             continue;
         }
         if (const Backend* earlier = find_owned(loaded.backend_name)) {
             add_note("backend '" + loaded.backend_name + "' already provided by " + earlier->source());
-            add_note(inspection.symlink_note);
+            add_note(opened.symlink_note);
             add_note(file.note);
             finish();
             continue;
@@ -126,7 +170,7 @@ void Runtime::load_plugins() {
             // "0 devices: <why>" stays visible on the candidate, not only on the backend.
             add_note(backend->reason());
         }
-        add_note(inspection.symlink_note);
+        add_note(opened.symlink_note);
         add_note(file.note);
         // A backend whose init failed is still registered: it is known by name, so selecting it
         // explicitly reports why it is unusable instead of "unknown backend".

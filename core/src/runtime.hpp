@@ -17,8 +17,12 @@ namespace gpucore::detail {
 class Runtime {
 public:
     // The registry, built on first use (std::call_once: discovery and loading run exactly once
-    // per process, whichever thread gets here first). Deliberately never destroyed, so Devices,
-    // Buffers and Streams that outlive main() stay valid and plugins are never unloaded.
+    // per process, whichever thread gets here first, and are never repeated, even when they
+    // failed). Deliberately never destroyed, so Devices, Buffers and Streams that outlive main()
+    // stay valid and plugins are never unloaded. Throws Error(plugin_error) when called from the
+    // thread that is starting the runtime (a plugin calling back into gpucore from its entry point,
+    // init, device_count or device_properties), and Error(backend_unavailable) after a start that
+    // failed (out of memory).
     static Runtime& instance();
 
     // Every registered backend in selection order: cuda, hip, other plugins by name, cpu.
@@ -31,6 +35,7 @@ public:
 
 private:
     Runtime();
+    static std::string& start_failure();
     void register_builtin_cpu();
     void load_plugins();
     void order_backends();

@@ -46,7 +46,8 @@ Stream::Stream(const Device& device) {
         backend.register_stream(index, created);
     } catch (...) {
         gpucore_message ignored;
-        backend.api().stream_destroy(created, &ignored);
+        ignored.text[0] = '\0';
+        backend.invoke("Stream::Stream", ignored, backend.api().stream_destroy, created);
         throw;
     }
     device_ = device;
@@ -75,7 +76,7 @@ void Stream::release() noexcept {
     backend->unregister_stream(index, stream);
     gpucore_message message;
     message.text[0] = '\0';
-    if (backend->api().stream_destroy(stream, &message) != GPUCORE_OK) {
+    if (backend->invoke("Stream::~Stream", message, backend->api().stream_destroy, stream) != GPUCORE_OK) {
         // Destructors never throw: the failure (usually an error from pending work) is logged.
         try {
             detail::logger().error("Stream::~Stream on {}: {}", device_.to_string(), message.text);
@@ -147,7 +148,8 @@ void Event::release() noexcept {
     auto* backend = detail::Access::backend(device_);
     gpucore_message message;
     message.text[0] = '\0';
-    if (backend->api().event_destroy(static_cast<gpucore_event>(handle_), &message) != GPUCORE_OK) {
+    if (backend->invoke("Event::~Event", message, backend->api().event_destroy,
+                        static_cast<gpucore_event>(handle_)) != GPUCORE_OK) {
         try {
             detail::logger().error("Event::~Event on {}: {}", device_.to_string(), message.text);
         } catch (...) {

@@ -46,9 +46,21 @@ TEST(Logging, OffSilencesEvenErrors) {
 }
 
 TEST(Logging, UnknownLevelIsReportedAndWarnIsUsed) {
-    const ProbeResult r = probe({{"GPUCORE_LOG_LEVEL", "loud"}, {"GPU_BACKEND", "nosuch"}});
-    EXPECT_THAT(r.output, HasSubstr("GPUCORE_LOG_LEVEL='loud' is not one of")) << r.output;
-    EXPECT_THAT(r.output, HasSubstr("[error] default_device (GPU_BACKEND): unknown backend 'nosuch'")) << r.output;
+    const ProbeResult r = probe({{"GPUCORE_LOG_LEVEL", "loud"}, {"GPUCORE_PLUGIN_PATH", GPUCORE_FIXTURE_NULLENTRY_PATH}});
+    EXPECT_THAT(r.output, HasSubstr("[warn] GPUCORE_LOG_LEVEL='loud' is not one of")) << r.output;
+    // The skipped candidate is logged at info: not shown at warn.
+    ASSERT_TRUE(r.candidate("libgpucore-fixture-nullentry.so")) << r.output;
+    EXPECT_THAT(r.output, Not(HasSubstr("[info]"))) << r.output;
+}
+
+TEST(Logging, SelectionErrorsThrownToTheCallerAreNotLoggedAsErrors) {
+    for (const char* selection : {"nosuch", "cuda:7", "cpu:99"}) {
+        const ProbeResult r = probe({{"GPU_BACKEND", selection}});
+        EXPECT_FALSE(r.error_code.empty()) << selection << "\n" << r.output;
+        // The caller gets the Error (the probe prints it once); the log must not repeat it.
+        EXPECT_THAT(r.output, Not(HasSubstr("[gpucore] [error]"))) << selection << "\n" << r.output;
+        EXPECT_THAT(r.output, Not(HasSubstr("[gpucore] [warn]"))) << selection << "\n" << r.output;
+    }
 }
 
 } // namespace

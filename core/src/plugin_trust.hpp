@@ -1,0 +1,65 @@
+// Opening a candidate plugin file under the trust rule, so that the file that is checked is the
+// file that is inspected and loaded.
+//
+// The rule (like ld.so's for secure programs and sudo's for its plugins): after symlinks are
+// resolved, the file and every folder above it up to / must be owned by root or by the current
+// effective user, and must not be writable by group or others. A sticky world-writable folder such
+// as /tmp is not trusted either: anyone may create files in it. GPUCORE_ALLOW_INSECURE_PLUGINS=1
+// turns the ownership and mode checks off; the file is still opened the same way.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <string>
+
+namespace gpucore::detail {
+
+// Owns one file descriptor; closes it when destroyed.
+class FileDescriptor {
+public:
+    FileDescriptor() = default;
+    explicit FileDescriptor(int fd) noexcept : fd_(fd) {}
+    FileDescriptor(FileDescriptor&& other) noexcept : fd_(other.release()) {}
+    FileDescriptor& operator=(FileDescriptor&& other) noexcept;
+    FileDescriptor(const FileDescriptor&) = delete;
+    FileDescriptor& operator=(const FileDescriptor&) = delete;
+    ~FileDescriptor();
+
+    int get() const noexcept { return fd_; }
+    bool valid() const noexcept { return fd_ >= 0; }
+    int release() noexcept {
+        const int fd = fd_;
+        fd_ = -1;
+        return fd;
+    }
+
+private:
+    int fd_ = -1;
+};
+
+// The words of the rule, quoted in every refusal.
+extern const char* const plugin_trust_rule;
+
+struct OpenedCandidate {
+    FileDescriptor file;                // open for reading when `reason` is empty
+    std::filesystem::path resolved;     // the path with every symlink resolved (realpath)
+    struct stat status {};              // fstat of `file`
+    std::string reason;                 // non-empty: refused, nothing was opened
+    std::string symlink_note;           // "symlink to <target>" when `path` is a symlink
+};
+
+// Resolves `path`, walks from / to the file one component at a time through descriptors
+// (openat with O_NOFOLLOW, so a component swapped for a symlink meanwhile is refused instead of
+// followed), checks each folder and the file against the rule (unless `allow_insecure`), and opens
+// the file (O_RDONLY | O_CLOEXEC | O_NONBLOCK: a fifo never blocks). Non-regular files, dangling
+// links, link loops and unreadable files are refused with their reason. Never throws except
+// std::bad_alloc. Thread-safe.
+OpenedCandidate open_candidate(const std::filesystem::path& path, bool allow_insecure);
+
+// True when `a` and `b` describe the same file (device and inode).
+inline bool same_file(const struct stat& a, const struct stat& b) noexcept {
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+} // namespace gpucore::detail
