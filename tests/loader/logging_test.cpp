@@ -47,7 +47,7 @@ TEST(Logging, OffSilencesEvenErrors) {
 
 TEST(Logging, UnknownLevelIsReportedAndWarnIsUsed) {
     const ProbeResult r = probe({{"GPUCORE_LOG_LEVEL", "loud"}, {"GPUCORE_PLUGIN_PATH", GPUCORE_FIXTURE_NULLENTRY_PATH}});
-    EXPECT_THAT(r.output, HasSubstr("[warn] GPUCORE_LOG_LEVEL='loud' is not one of")) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("[warning] GPUCORE_LOG_LEVEL='loud' is not one of")) << r.output;
     // The skipped candidate is logged at info: not shown at warn.
     ASSERT_TRUE(r.candidate("libgpucore-fixture-nullentry.so")) << r.output;
     EXPECT_THAT(r.output, Not(HasSubstr("[info]"))) << r.output;
@@ -59,7 +59,7 @@ TEST(Logging, SelectionErrorsThrownToTheCallerAreNotLoggedAsErrors) {
         EXPECT_FALSE(r.error_code.empty()) << selection << "\n" << r.output;
         // The caller gets the Error (the probe prints it once); the log must not repeat it.
         EXPECT_THAT(r.output, Not(HasSubstr("[gpucore] [error]"))) << selection << "\n" << r.output;
-        EXPECT_THAT(r.output, Not(HasSubstr("[gpucore] [warn]"))) << selection << "\n" << r.output;
+        EXPECT_THAT(r.output, Not(HasSubstr("[gpucore] [warning]"))) << selection << "\n" << r.output;
     }
 }
 
