@@ -55,8 +55,8 @@ Backend::Backend(const gpucore_plugin_api* table, std::string source)
 void Backend::plugin_threw(const char* operation, gpucore_message& message) const noexcept {
     try {
         const std::string what = describe_current_exception();
-        std::snprintf(message.text, sizeof message.text, "%s: the plugin %s across its C boundary", operation,
-                      what.c_str());
+        std::snprintf(message.text, sizeof message.text, "%s: the plugin %s %s across its C boundary", operation,
+                      source_.c_str(), what.c_str());
         std::lock_guard<std::mutex> lock(broken_mutex_);
         if (broken_.load(std::memory_order_relaxed)) return;
         broken_reason_ = "unusable since " + std::string(operation) + " of " + source_ + " " + what +

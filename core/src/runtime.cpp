@@ -163,7 +163,7 @@ void Runtime::load_plugins() {
         }
         auto backend = std::make_unique<Backend>(loaded.table, candidate.path);
         backend->initialise();
-        if (!backend->initialised()) {
+        if (!backend->initialised() || backend->broken()) {
             add_note(backend->reason());
         } else {
             candidate.outcome = PluginCandidate::Outcome::loaded;

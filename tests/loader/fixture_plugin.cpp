@@ -5,10 +5,20 @@
 //   FIXTURE_INIT_FAILS    a valid table whose init fails
 //   FIXTURE_NULL_SLOT     a table whose reduce slot is NULL
 //   FIXTURE_NEEDS_DEP     a valid-looking plugin that links a helper library the loader cannot find
+//   FIXTURE_DATA_ENTRY    exports gpucore_plugin_entry_v1 as a data object (the table itself)
+//   FIXTURE_ENTRY_V01     exports gpucore_plugin_entry_v01 (a look-alike, not ABI major 1)
+//   FIXTURE_ENTRY_V1X     exports gpucore_plugin_entry_v1x (a look-alike)
+// The look-alikes also have a static constructor that creates the file named by
+// GPUCORE_FIXTURE_MARKER: it must never run, because they must be refused before dlopen.
 // Every working slot is a stub on purpose: none of these may ever be used as a backend.
 #include <cstdio>
 
 #include "gpucore/plugin.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
 
 #if defined(FIXTURE_NEEDS_DEP)
 extern "C" int gpucore_fixture_dependency_value(void); // from libgpucore-fixture-dep.so
@@ -71,7 +81,27 @@ gpucore_status rows_slot(gpucore_dtype, gpucore_reduce_op, const void*, size_t, 
     return refuse(m);
 }
 
-const gpucore_plugin_api table = {
+#if defined(FIXTURE_DATA_ENTRY)
+} // namespace
+extern "C" GPUCORE_PLUGIN_EXPORT const gpucore_plugin_api gpucore_plugin_entry_v1;
+namespace {
+#define FIXTURE_TABLE_DEFINITION const gpucore_plugin_api gpucore_plugin_entry_v1
+#else
+#define FIXTURE_TABLE_DEFINITION const gpucore_plugin_api table
+#endif
+
+#if defined(FIXTURE_ENTRY_V01) || defined(FIXTURE_ENTRY_V1X)
+__attribute__((constructor)) void leave_marker() {
+    if (const char* marker = std::getenv("GPUCORE_FIXTURE_MARKER")) {
+        const int fd = ::open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        if (fd >= 0) ::close(fd);
+    }
+}
+#endif
+
+} // namespace
+
+FIXTURE_TABLE_DEFINITION = {
     GPUCORE_PLUGIN_ABI_MAJOR, GPUCORE_PLUGIN_ABI_MINOR, sizeof(gpucore_plugin_api),
     FIXTURE_BACKEND_NAME, "fixture",
     init_slot, shutdown_slot, count_slot, props_slot, alloc_slot, dealloc_slot,
@@ -86,12 +116,20 @@ const gpucore_plugin_api table = {
     rows_slot,
 };
 
-} // namespace
-
 #if defined(FIXTURE_NO_ENTRY)
 extern "C" GPUCORE_PLUGIN_EXPORT int not_a_gpucore_plugin(void) { return table.abi_major == 1; }
 #elif defined(FIXTURE_WRONG_ABI)
 extern "C" GPUCORE_PLUGIN_EXPORT const gpucore_plugin_api* gpucore_plugin_entry_v2(gpucore_message*) {
+    return &table;
+}
+#elif defined(FIXTURE_DATA_ENTRY)
+// The table above is the exported symbol.
+#elif defined(FIXTURE_ENTRY_V01)
+extern "C" GPUCORE_PLUGIN_EXPORT const gpucore_plugin_api* gpucore_plugin_entry_v01(gpucore_message*) {
+    return &table;
+}
+#elif defined(FIXTURE_ENTRY_V1X)
+extern "C" GPUCORE_PLUGIN_EXPORT const gpucore_plugin_api* gpucore_plugin_entry_v1x(gpucore_message*) {
     return &table;
 }
 #else

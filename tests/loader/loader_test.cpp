@@ -230,6 +230,30 @@ TEST(Loader, PluginUnderAnUnknownFileNameLoadsThroughPluginPath) {
     EXPECT_EQ(r.run, "ok template:0") << describe(r);
 }
 
+TEST(Loader, FolderListsOnlyFilesThatLookLikeSharedObjects) {
+    // A build folder on GPUCORE_PLUGIN_PATH: text files are not candidates; ELF files of any name
+    // are, even when they are not plugins (with their reason); *.so names are, even when broken.
+    const auto dir = make_scratch_folder("mixed-folder");
+    write_text(dir + "/CMakeCache.txt", "# This is the CMakeCache file.\n");
+    write_text(dir + "/notes", "a text file without an extension\n");
+    write_text(dir + "/Makefile", "all:\n");
+    copy_file(GPUCORE_TEMPLATE_PLUGIN_PATH, dir + "/accelerator.bin");
+    copy_file(GPUCORE_FIXTURE_NOENTRY_PATH, dir + "/helper");
+    write_text(dir + "/libgpucore-broken.so", "not an ELF file");
+    const ProbeResult r = probe_with(dir);
+    std::vector<std::string> listed;
+    for (const auto& c : r.candidates) {
+        if (c.path.rfind(dir + "/", 0) == 0) listed.push_back(c.path.substr(dir.size() + 1));
+    }
+    EXPECT_EQ(listed, (std::vector<std::string>{"accelerator.bin", "helper", "libgpucore-broken.so"})) << describe(r);
+    ASSERT_TRUE(r.candidate("/accelerator.bin")) << describe(r);
+    EXPECT_EQ(r.candidate("/accelerator.bin")->outcome, "loaded") << describe(r);
+    ASSERT_TRUE(r.candidate("/helper")) << describe(r);
+    EXPECT_THAT(r.candidate("/helper")->reason, HasSubstr("does not export gpucore_plugin_entry_v1")) << describe(r);
+    ASSERT_TRUE(r.candidate("/libgpucore-broken.so")) << describe(r);
+    EXPECT_THAT(r.candidate("/libgpucore-broken.so")->reason, HasSubstr("not an ELF file")) << describe(r);
+}
+
 TEST(Loader, GroupWritableFileIsSkippedUnlessAllowed) {
     const auto dir = make_scratch_folder("group-writable");
     copy_file(GPUCORE_TEMPLATE_PLUGIN_PATH, dir + "/libgpucore-template.so", 0664);

@@ -7,6 +7,8 @@
 //   error     <TAB> code <TAB> message        (when default_device() throws)
 //   run       <TAB> ok|FAILED <TAB> detail    (vector_add of 1000 f32 on the selected device)
 //   race      <TAB> ok|FAILED <TAB> detail    (--race N: N threads start the runtime at once)
+//   step      <TAB> name <TAB> outcome <TAB> detail  (--exercise: a fixed sequence of calls on the
+//             selected device; outcome "ok", "Error" (detail: code and what()) or "exception")
 //
 // Exit status 0 unless the probe itself broke (selection errors are reported, not fatal).
 #include <cstdio>
@@ -79,10 +81,66 @@ std::string race_runtime_start(int threads) {
     return "ok\t" + std::to_string(threads) + " threads, " + std::to_string(device_counts[0]) + " devices";
 }
 
+// Runs `body` and prints its outcome as a step record; never lets anything escape.
+template <class Body>
+void step(const char* name, Body body) {
+    std::string outcome;
+    try {
+        outcome = "ok\t" + body();
+    } catch (const gpucore::Error& e) {
+        outcome = std::string("Error\t") + gpucore::to_string(e.code()) + " " + one_line(e.what());
+    } catch (const std::exception& e) {
+        outcome = std::string("exception\t") + one_line(e.what());
+    } catch (...) {
+        outcome = "exception\tnot a std::exception";
+    }
+    std::printf("step\t%s\t%s\n", name, outcome.c_str());
+    std::fflush(stdout);
+}
+
+// Each call a plugin slot can be reached by, in order; used to check how a misbehaving backend is
+// contained (every step must end in "ok" or a gpucore::Error, never anything else).
+void exercise(const gpucore::Device& device) {
+    step("allocate", [&] {
+        gpucore::Buffer<float> buffer(device, 1000);
+        return std::string();
+    });
+    step("fill", [&] {
+        gpucore::Buffer<float> buffer(device, 1000);
+        buffer.fill(1.0f);
+        std::vector<float> host(1000, -1.0f);
+        buffer.copy_to_host(host.data(), host.size());
+        for (float value : host) {
+            if (value != 1.0f) return std::string("WRONG VALUE");
+        }
+        return std::string();
+    });
+    step("stream", [&] {
+        gpucore::Stream stream(device);
+        stream.synchronize();
+        return std::string();
+    });
+    step("event", [&] {
+        gpucore::Event event(device);
+        return std::string();
+    });
+    step("again", [&] {
+        gpucore::Buffer<float> buffer(device, 10);
+        buffer.fill(2.0f);
+        return std::string();
+    });
+    step("devices", [&] {
+        std::size_t count = 0;
+        for (const auto& d : gpucore::devices()) count += d.backend_name() == device.backend_name();
+        return std::to_string(count);
+    });
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
     const bool run = argc > 1 && std::string(argv[1]) == "--run";
+    const bool exercise_selected = argc > 1 && std::string(argv[1]) == "--exercise";
     const int race_threads = argc > 2 && std::string(argv[1]) == "--race" ? std::stoi(argv[2]) : 0;
     try {
         if (race_threads > 0) std::printf("race\t%s\n", race_runtime_start(race_threads).c_str());
@@ -109,6 +167,12 @@ int main(int argc, char** argv) {
                 outcome = std::string("FAILED\t") + one_line(e.what());
             }
             std::printf("run\t%s\n", outcome.c_str());
+        }
+        if (exercise_selected && selected.valid()) {
+            std::fflush(stdout);
+            exercise(selected);
+            // Listing again must not start discovery again (counted in the debug log).
+            std::printf("candidates_again\t%zu\n", gpucore::plugin_candidates().size());
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "plugin_probe: %s\n", e.what());

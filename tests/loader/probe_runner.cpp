@@ -1,12 +1,16 @@
 #include "probe_runner.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
@@ -52,6 +56,8 @@ void parse(ProbeResult& result) {
             result.run = f[1] + (f.size() > 2 ? " " + f[2] : "");
         } else if (f[0] == "race" && f.size() >= 2) {
             result.race = f[1] + (f.size() > 2 ? " " + f[2] : "");
+        } else if (f[0] == "step" && f.size() >= 3) {
+            result.steps[f[1]] = f[2] + (f.size() > 3 ? " " + f[3] : "");
         }
     }
 }
@@ -104,7 +110,10 @@ ProbeResult run_probe(const ProbeOptions& options) {
     }
     argv.push_back(probe.data());
     std::string race_flag = "--race", race_count = std::to_string(options.race_threads);
-    if (options.race_threads > 0) {
+    std::string exercise_flag = "--exercise";
+    if (options.exercise) {
+        argv.push_back(exercise_flag.data());
+    } else if (options.race_threads > 0) {
         argv.push_back(race_flag.data());
         argv.push_back(race_count.data());
     } else if (options.run_vector_add) {
@@ -131,8 +140,19 @@ ProbeResult run_probe(const ProbeOptions& options) {
         throw std::runtime_error("posix_spawn(" + program + "): " + std::strerror(spawn_error));
     }
     ProbeResult result;
+    const auto started = std::chrono::steady_clock::now();
+    const auto deadline = started + std::chrono::seconds(options.timeout_seconds);
     char buffer[4096];
     while (true) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd readable{pipe_fds[0], POLLIN, 0};
+        const int ready = left.count() > 0 ? ::poll(&readable, 1, static_cast<int>(left.count())) : 0;
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) { // the probe hangs (e.g. a deadlock): kill it, report what it wrote
+            result.timed_out = true;
+            ::kill(pid, SIGKILL);
+            break;
+        }
         const ssize_t got = ::read(pipe_fds[0], buffer, sizeof buffer);
         if (got > 0) {
             result.output.append(buffer, static_cast<std::size_t>(got));
@@ -142,9 +162,15 @@ ProbeResult run_probe(const ProbeOptions& options) {
     }
     ::close(pipe_fds[0]);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    struct rusage usage {};
+    while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
     }
+    result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    result.max_rss_kb = usage.ru_maxrss;
     result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (result.timed_out) {
+        result.output += "\n[probe killed after " + std::to_string(options.timeout_seconds) + " s]\n";
+    }
     parse(result);
     return result;
 }

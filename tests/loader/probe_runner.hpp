@@ -33,6 +33,11 @@ struct ProbeResult {
     std::string error_text;
     std::string run;        // "ok <device>" or "FAILED <detail>" (with --run)
     std::string race;       // "ok <detail>" or "FAILED <detail>" (with race_threads)
+    // With exercise: each step's outcome, "ok", "Error <code> <what>" or "exception <what>".
+    std::map<std::string, std::string> steps;
+    bool timed_out = false;   // killed after ProbeOptions::timeout_seconds
+    long max_rss_kb = 0;      // the child's peak resident size (wait4)
+    double wall_seconds = 0;  // from spawn to exit
 
     // The candidate whose path ends with `suffix` (a file name or a full path); nullopt if none.
     std::optional<CandidateRecord> candidate(const std::string& suffix) const;
@@ -44,6 +49,10 @@ struct ProbeOptions {
     std::string working_directory;                  // empty: inherit
     bool run_vector_add = true;
     int race_threads = 0; // > 0: start the runtime from this many threads at once (--race N)
+    // --exercise: after the listing, run a fixed sequence of calls on the selected device (allocate,
+    // fill, stream, event, allocate again, devices) and report each step (replaces --run).
+    bool exercise = false;
+    int timeout_seconds = 60; // the probe is killed (SIGKILL) after this long: a hang is a failure
     // Run the probe as user/group 65534 (nobody) through setpriv: lets a test running as root
     // check what an ordinary user cannot read. Callers skip when setpriv_available() is false.
     bool as_nobody = false;
