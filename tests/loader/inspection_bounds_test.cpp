@@ -39,6 +39,7 @@ Elf64_Sym exported_function(std::uint32_t name_offset) {
     symbol.st_other = STV_DEFAULT;
     symbol.st_shndx = 1;
     symbol.st_value = 0x1000;
+    symbol.st_size = 16;
     return symbol;
 }
 
