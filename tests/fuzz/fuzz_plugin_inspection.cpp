@@ -2,6 +2,7 @@
 // reads ELF headers, section tables and symbol tables of files it did not write, before anything
 // is loaded. The input bytes are written as a plugin file and inspected. Crashes, sanitizer
 // reports, exceptions other than std::bad_alloc and broken invariants are findings.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -21,6 +22,19 @@ namespace {
 
 std::filesystem::path g_file; // <private temp folder>/libgpucore-fuzz.so, rewritten for each input
 
+long peak_rss_kb() {
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;
+}
+
+// The peak resident size before the first input. The inspection reads at most two tables of
+// gpucore::detail::max_inspected_table_bytes: an input that grows the peak far beyond that made it
+// allocate from sizes it did not bound. Checked when replaying (GPUCORE_FUZZ_REPLAY); in fuzzing
+// runs libFuzzer's -rss_limit_mb does it, as libFuzzer's own memory grows with its corpus.
+long g_baseline_rss_kb = 0;
+constexpr long max_growth_kb = 256 * 1024;
+
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -28,6 +42,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/gpucore-fuzz-XXXXXX";
     FUZZ_CHECK(::mkdtemp(pattern.data()) != nullptr, "mkdtemp(%s) failed", pattern.c_str());
     g_file = std::filesystem::path(pattern) / "libgpucore-fuzz.so";
+    g_baseline_rss_kb = peak_rss_kb();
     std::atexit([] {
         std::error_code ec;
         std::filesystem::remove_all(g_file.parent_path(), ec);
@@ -63,5 +78,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                    "an allocation sized from the file failed: %s", result.reason.c_str());
     }
     FUZZ_CHECK(result.symlink_note.empty(), "a regular file was reported as a symlink");
+#if defined(GPUCORE_FUZZ_REPLAY)
+    FUZZ_CHECK(peak_rss_kb() - g_baseline_rss_kb < max_growth_kb,
+               "inspecting %zu bytes raised the peak resident size by %ld KiB", size, peak_rss_kb() - g_baseline_rss_kb);
+#endif
     return 0;
 }

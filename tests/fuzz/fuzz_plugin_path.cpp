@@ -1,9 +1,10 @@
 // Fuzz target: GPUCORE_PLUGIN_PATH as the discovery reads it (core/src/plugin_discovery.cpp):
 // the input is the variable's value. Discovery splits it, resolves relative entries, stats and
-// lists what the entries name (it never opens or loads a file here). Findings: crashes, sanitizer
-// reports, any exception, a relative candidate path, and a file of the current directory that
-// became a candidate although no entry named it (the current directory is never searched
-// implicitly: empty entries are ignored, a relative entry is reported in the candidate's note).
+// lists what the entries name (reading at most the first 4 bytes of a file; it never loads one).
+// Findings: crashes, sanitizer reports, any exception, a relative candidate path, and a file of
+// the current directory that became a candidate although no entry named it (the current directory
+// is never searched implicitly: empty entries are ignored, a relative entry is reported in the
+// candidate's note).
 #include <unistd.h>
 
 #include <cstddef>
