@@ -1,5 +1,6 @@
 #include "logging.hpp"
 
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -63,13 +64,18 @@ spdlog::level::level_enum from_plugin_level(gpucore_log_level level) {
     }
 }
 
+constexpr std::size_t max_plugin_log_length = 4096;
+
 // The callback plugins call. It is reached from C code, so nothing may escape it.
 void log_from_plugin(void* user, gpucore_log_level level, const char* text) noexcept {
     try {
         const auto* backend_name = static_cast<const char*>(user);
         const auto spd_level = from_plugin_level(level);
         if (spd_level == spdlog::level::off || text == nullptr) return;
-        logger().log(spd_level, "[{}] {}", backend_name ? backend_name : "plugin", text);
+        // Bounded: a plugin's text is read up to max_plugin_log_length characters, NUL or not.
+        const std::string_view bounded(text, strnlen(text, max_plugin_log_length));
+        logger().log(spd_level, "[{}] {}{}", backend_name ? backend_name : "plugin", bounded,
+                     bounded.size() == max_plugin_log_length ? " [cut]" : "");
     } catch (...) {
         // Logging must never take the process down; a lost message is the lesser evil.
     }

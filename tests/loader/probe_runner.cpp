@@ -179,6 +179,8 @@ bool setpriv_available() { return ::access(setpriv_path, X_OK) == 0; }
 
 std::string make_scratch_folder(const std::string& tag) {
     std::filesystem::create_directories(GPUCORE_TEST_SCRATCH_DIR);
+    // Plugins in scratch folders must pass the trust rule whatever the umask.
+    ::chmod(GPUCORE_TEST_SCRATCH_DIR, 0755);
     std::string pattern = std::string(GPUCORE_TEST_SCRATCH_DIR) + "/" + tag + "-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) {
         throw std::runtime_error("mkdtemp(" + pattern + "): " + std::strerror(errno));
