@@ -49,9 +49,9 @@ void run_copy(const Allocation& on, void* dst, const void* src, std::size_t byte
         backend.call(operation, device, backend.api().copy, dst, src, bytes, kind, Access::handle(*stream));
         return;
     }
-    gpucore_stream internal = backend.internal_stream(device);
-    backend.call(operation, device, backend.api().copy, dst, src, bytes, kind, internal);
-    backend.call(operation, device, backend.api().stream_synchronize, internal);
+    backend.run_blocking(device, operation, [&](gpucore_stream internal) {
+        backend.call(operation, device, backend.api().copy, dst, src, bytes, kind, internal);
+    });
 }
 
 } // namespace
@@ -85,14 +85,14 @@ Allocation::Allocation(const Device& device, MemoryKind kind, std::size_t bytes)
 Allocation::~Allocation() { release(); }
 
 Allocation::Allocation(Allocation&& other) noexcept
-    : device_(std::exchange(other.device_, Device())), kind_(other.kind_),
+    : device_(std::exchange(other.device_, Device())), kind_(std::exchange(other.kind_, MemoryKind::device)),
       bytes_(std::exchange(other.bytes_, 0)), ptr_(std::exchange(other.ptr_, nullptr)) {}
 
 Allocation& Allocation::operator=(Allocation&& other) noexcept {
     if (this != &other) {
         release();
         device_ = std::exchange(other.device_, Device());
-        kind_ = other.kind_;
+        kind_ = std::exchange(other.kind_, MemoryKind::device);
         bytes_ = std::exchange(other.bytes_, 0);
         ptr_ = std::exchange(other.ptr_, nullptr);
     }
@@ -103,15 +103,10 @@ void Allocation::release() noexcept {
     if (ptr_ != nullptr) {
         Backend& backend = *Access::backend(device_);
         const int index = Access::index(device_);
-        try {
-            // The device may still be using the memory: wait for every stream we know of first.
-            backend.synchronize_known_streams(index, "Buffer::~Buffer");
-        } catch (const std::exception& e) {
-            try {
-                logger().error("{}", e.what());
-            } catch (...) {
-            }
-        }
+        // The device may still be using the memory: wait for every stream we know of first. A
+        // failure of their work is not ours to report: it stays with its stream for the owner's
+        // next synchronize.
+        backend.synchronize_known_streams(index);
         gpucore_message message;
         message.text[0] = '\0';
         if (backend.api().deallocate(index, to_plugin(kind_), ptr_, &message) != GPUCORE_OK) {
@@ -124,6 +119,7 @@ void Allocation::release() noexcept {
     }
     ptr_ = nullptr;
     bytes_ = 0;
+    kind_ = MemoryKind::device;
     device_ = Device();
 }
 
@@ -210,9 +206,9 @@ void fill(const Allocation& dst, const void* value, std::size_t element_size, St
                      Access::handle(*stream));
         return;
     }
-    gpucore_stream internal = backend.internal_stream(device);
-    backend.call(operation, device, backend.api().fill, dst.data(), value, element_size, count, internal);
-    backend.call(operation, device, backend.api().stream_synchronize, internal);
+    backend.run_blocking(device, operation, [&](gpucore_stream internal) {
+        backend.call(operation, device, backend.api().fill, dst.data(), value, element_size, count, internal);
+    });
 }
 
 } // namespace gpucore::detail

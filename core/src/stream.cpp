@@ -93,9 +93,8 @@ const Device& Stream::device() const {
 
 void Stream::synchronize() {
     detail::require_valid(*this, "Stream::synchronize");
-    const auto& backend = *detail::Access::backend(device_);
-    backend.call("Stream::synchronize", device_.index(), backend.api().stream_synchronize,
-                 detail::Access::handle(*this));
+    detail::Access::backend(device_)->synchronize_stream(device_.index(), detail::Access::handle(*this),
+                                                         "Stream::synchronize");
 }
 
 bool Stream::query() const {

@@ -67,6 +67,19 @@ public:
     Buffer(const Device& device, std::size_t count, MemoryKind kind = MemoryKind::device)
         : alloc_(device, kind, detail::checked_allocation_bytes(count, sizeof(T), device)),
           count_(count) {}
+    // A moved-from Buffer is a null buffer: size() 0, valid() false.
+    Buffer(Buffer&& other) noexcept
+        : alloc_(std::move(other.alloc_)), count_(std::exchange(other.count_, 0)) {}
+    Buffer& operator=(Buffer&& other) noexcept {
+        if (this != &other) {
+            alloc_ = std::move(other.alloc_);
+            count_ = std::exchange(other.count_, 0);
+        }
+        return *this;
+    }
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    ~Buffer() = default;
 
     bool valid() const noexcept { return alloc_.valid(); }
     std::size_t size() const noexcept { return count_; }
