@@ -247,7 +247,13 @@ int bench_command(const BenchOptions& o) {
     // Create the output first, under a temporary name: a typo in the path should not cost a whole
     // run, and a run that fails must leave an existing file as it was.
     std::optional<ReplacingFile> json_out;
-    if (!o.json_file.empty()) json_out.emplace(o.json_file);
+    if (!o.json_file.empty()) {
+        try {
+            json_out.emplace(o.json_file);
+        } catch (const OutputError& e) {
+            throw UsageError(e.what()); // a path that cannot be written is a bad --json value
+        }
+    }
     const Device device = o.device.empty() ? default_device() : select_device(o.device);
     const std::size_t repeats = o.repeat ? o.repeat : (o.quick ? 5 : 10);
     const std::vector<BenchCase> plan = bench_plan(o.quick, device.backend_name() != "cpu");

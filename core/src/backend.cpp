@@ -5,6 +5,7 @@
 #include <new>
 
 #include "logging.hpp"
+#include "process_fork.hpp"
 
 namespace gpucore::detail {
 
@@ -49,7 +50,9 @@ Error error_from_status(gpucore_status status, const gpucore_message& message,
 
 Backend::Backend(const gpucore_plugin_api* table, std::string source)
     : table_(table), name_(table->name), source_(std::move(source)),
-      version_(table->version ? table->version : "") {}
+      version_(table->version ? table->version : "") {
+    track_backend_for_fork(this);
+}
 
 void Backend::initialise() {
     const gpucore_host_services host = host_services(name_.c_str());

@@ -6,6 +6,7 @@
 
 #include "access.hpp"
 #include "logging.hpp"
+#include "process_fork.hpp"
 
 namespace gpucore::detail {
 
@@ -27,6 +28,7 @@ void require_buffer(const Allocation& allocation, const char* which, const char*
         throw Error(ErrorCode::invalid_argument, operation, "", -1,
                     std::string(which) + " is a null (default-constructed or moved-from) Buffer");
     }
+    require_this_process(allocation.generation(), which, operation);
 }
 
 void require_stream_on(const Stream& stream, const Device& device, const char* operation) {
@@ -80,13 +82,15 @@ Allocation::Allocation(const Device& device, MemoryKind kind, std::size_t bytes)
     device_ = device;
     kind_ = kind;
     bytes_ = bytes;
+    generation_ = process_generation();
 }
 
 Allocation::~Allocation() { release(); }
 
 Allocation::Allocation(Allocation&& other) noexcept
     : device_(std::exchange(other.device_, Device())), kind_(std::exchange(other.kind_, MemoryKind::device)),
-      bytes_(std::exchange(other.bytes_, 0)), ptr_(std::exchange(other.ptr_, nullptr)) {}
+      bytes_(std::exchange(other.bytes_, 0)), ptr_(std::exchange(other.ptr_, nullptr)),
+      generation_(other.generation_) {}
 
 Allocation& Allocation::operator=(Allocation&& other) noexcept {
     if (this != &other) {
@@ -95,12 +99,15 @@ Allocation& Allocation::operator=(Allocation&& other) noexcept {
         kind_ = std::exchange(other.kind_, MemoryKind::device);
         bytes_ = std::exchange(other.bytes_, 0);
         ptr_ = std::exchange(other.ptr_, nullptr);
+        generation_ = other.generation_;
     }
     return *this;
 }
 
 void Allocation::release() noexcept {
-    if (ptr_ != nullptr) {
+    // An allocation the parent made before fork() is the parent's to free (device memory is not
+    // even mapped in the child): forget it.
+    if (ptr_ != nullptr && generation_ == process_generation()) {
         Backend& backend = *Access::backend(device_);
         const int index = Access::index(device_);
         // The device may still be using the memory: wait for every stream we know of first. A

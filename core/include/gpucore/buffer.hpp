@@ -18,7 +18,8 @@ namespace gpucore {
 namespace detail {
 
 // Untyped RAII allocation; Buffer<T> is a typed view over one. Freed (after the device finished
-// using it: the core synchronizes the device's streams it knows of) when destroyed.
+// using it: the core synchronizes the device's streams it knows of) when destroyed. One inherited
+// from the parent by a fork() child is an Error to use there, and is not freed there.
 class GPUCORE_API Allocation {
 public:
     Allocation() = default;
@@ -34,6 +35,8 @@ public:
     std::size_t bytes() const noexcept { return bytes_; }
     void* data() const noexcept { return ptr_; }
     bool valid() const noexcept { return device_.valid(); }
+    // The process generation it was allocated in (see process_fork.hpp in the core's sources).
+    unsigned generation() const noexcept { return generation_; }
 
 private:
     void release() noexcept;
@@ -41,6 +44,7 @@ private:
     MemoryKind kind_ = MemoryKind::device;
     std::size_t bytes_ = 0;
     void* ptr_ = nullptr; // null for zero-byte allocations
+    unsigned generation_ = 0;
 };
 
 // Untyped transfers behind Buffer<T>. `op` names the public call for error messages.
