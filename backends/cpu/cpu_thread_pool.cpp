@@ -14,7 +14,6 @@
 #include <new>
 #include <system_error>
 #include <thread>
-#include <vector>
 
 namespace gpucore::cpu {
 namespace {
@@ -54,7 +53,7 @@ public:
         {
             std::lock_guard<std::mutex> lock(mutex_);
             start_workers(max_threads() - 1); // all at once: the thread count stays flat afterwards
-            job.seats = std::min<int>(helpers, static_cast<int>(workers_.size()));
+            job.seats = std::min(helpers, workers_);
             if (job.seats > 0) queue_.push_back(&job);
         }
         if (job.seats > 0) work_ready_.notify_all();
@@ -70,12 +69,13 @@ private:
     // process or user is at its thread limit) is not an error: the job runs with fewer threads, and
     // starting is tried again no sooner than a second later.
     void start_workers(int wanted) {
-        if (static_cast<int>(workers_.size()) >= wanted) return;
+        if (workers_ >= wanted) return;
         const auto now = std::chrono::steady_clock::now();
         if (now < retry_after_) return;
         try {
-            while (static_cast<int>(workers_.size()) < wanted) {
-                workers_.emplace_back([this] { run_worker(); });
+            while (workers_ < wanted) {
+                std::thread([this] { run_worker(); }).detach();
+                ++workers_;
             }
         } catch (const std::system_error&) {
             retry_after_ = now + std::chrono::seconds(1);
@@ -102,16 +102,16 @@ private:
     std::condition_variable work_ready_;
     std::condition_variable job_left_;
     std::deque<Job*> queue_;
-    // Workers run until the process ends: the pool is never destroyed (a worker may still be
-    // waiting when static destructors run), so these are never joined.
-    std::vector<std::thread> workers_;
+    // Workers run until the process ends, detached: the pool is never destroyed (a worker may
+    // still be waiting when static destructors run).
+    int workers_ = 0;
     std::chrono::steady_clock::time_point retry_after_{};
 };
 
 // The pool lives in static storage, constructed in place: never destroyed, and after fork() the
 // child constructs a fresh one over it without running the old destructor (the old mutex may be
-// held by a thread that does not exist in the child, the old std::thread objects name threads of
-// the parent). The old pool's vectors are leaked in the child; that is the price of not touching them.
+// held by a thread that does not exist in the child, its queue may name jobs of the parent). What
+// the old pool's queue held is leaked in the child: the price of not touching it.
 alignas(Pool) unsigned char g_pool_storage[sizeof(Pool)];
 std::once_flag g_pool_once;
 std::atomic<int> g_max_threads_override{0};

@@ -580,5 +580,19 @@ TEST(ExampleErrors, UnknownBackendFailsLoudly) {
     EXPECT_NE(r.err.find("nosuch"), std::string::npos) << r.err;
 }
 
+TEST(ExampleErrors, NegativeOrOverflowingCountsAreRefusedNotWrapped) {
+    const ExamplePath* overlap = nullptr;
+    for (const ExamplePath& e : example_paths)
+        if (std::string(e.name) == "streams_overlap") overlap = &e;
+    if (overlap == nullptr) GTEST_SKIP() << "streams_overlap is not built";
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"-1"}, {"4", "-8"}, {"4", "8", "99999999999999999999999"}, {"4x"}}) {
+        const ChildResult r = run_child(overlap->path, args, child_environment({{"GPU_BACKEND", "cpu"}}));
+        EXPECT_NE(r.exit_code, 0) << args.back();
+        EXPECT_NE(r.err.find("is not a count"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("usage:"), std::string::npos) << r.err;
+    }
+}
+
 } // namespace
 } // namespace gpucore::cli_test
