@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,21 @@ struct HostArray {
     }
 };
 
+// Argument i as a count: digits only (std::stoul would wrap "-1" to 2^64 - 1), at most 2^20.
 std::size_t arg(int argc, char** argv, int i, std::size_t fallback) {
-    return argc > i ? static_cast<std::size_t>(std::stoul(argv[i])) : fallback;
+    if (argc <= i) return fallback;
+    const std::string text = argv[i];
+    std::size_t value = 0;
+    for (char ch : text) {
+        if (ch < '0' || ch > '9' || value > (std::size_t{1} << 20))
+            throw std::invalid_argument("argument " + std::to_string(i) + " ('" + text +
+                                        "') is not a count from 0 to 2^20");
+        value = value * 10 + static_cast<std::size_t>(ch - '0');
+    }
+    if (text.empty() || value > (std::size_t{1} << 20))
+        throw std::invalid_argument("argument " + std::to_string(i) + " ('" + text +
+                                    "') is not a count from 0 to 2^20");
+    return value;
 }
 
 } // namespace
@@ -149,7 +163,7 @@ int main(int argc, char** argv) try {
 } catch (const gpucore::Error& e) {
     std::cerr << "streams_overlap: " << e.what() << "\n";
     return EXIT_FAILURE;
-} catch (const std::exception& e) { // std::stoul on a bad argument
+} catch (const std::exception& e) { // a bad argument
     std::cerr << "streams_overlap: " << e.what()
               << "\nusage: streams_overlap [streams=4] [chunks=16] [log2 n=24]\n";
     return EXIT_FAILURE;

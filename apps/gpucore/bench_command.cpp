@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <vector>
@@ -21,8 +20,10 @@
 
 #include "bench_plan.hpp"
 #include "case_result.hpp"
+#include "count_validator.hpp"
 #include "dtype_dispatch.hpp"
 #include "exit_codes.hpp"
+#include "output.hpp"
 #include "gpucore/gpucore.hpp"
 #include "op_case.hpp"
 #include "openmp_peer.hpp"
@@ -235,17 +236,23 @@ CLI::App* add_bench_command(CLI::App& app, BenchOptions& o) {
     cmd->add_option("--json", o.json_file, "Also write the results to this JSON file");
     cmd->add_flag("--quick", o.quick, "Small sizes only (seconds; no target cases)");
     cmd->add_option("--repeat", o.repeat, "Timed runs per case (default 10, 5 with --quick)")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{10000}));
-    cmd->add_option("--seed", o.seed, "Seed of the random inputs")->capture_default_str();
+        ->check(unsigned_validator() & CLI::Range(std::size_t{1}, std::size_t{10000}));
+    cmd->add_option("--seed", o.seed, "Seed of the random inputs")
+        ->check(unsigned_validator())
+        ->capture_default_str();
     return cmd;
 }
 
 int bench_command(const BenchOptions& o) {
-    // Open the output first: a typo in the path should not cost a whole run.
-    std::ofstream json_out;
+    // Create the output first, under a temporary name: a typo in the path should not cost a whole
+    // run, and a run that fails must leave an existing file as it was.
+    std::optional<ReplacingFile> json_out;
     if (!o.json_file.empty()) {
-        json_out.open(o.json_file);
-        if (!json_out) throw UsageError("cannot write the JSON file '" + o.json_file + "'");
+        try {
+            json_out.emplace(o.json_file);
+        } catch (const OutputError& e) {
+            throw UsageError(e.what()); // a path that cannot be written is a bad --json value
+        }
     }
     const Device device = o.device.empty() ? default_device() : select_device(o.device);
     const std::size_t repeats = o.repeat ? o.repeat : (o.quick ? 5 : 10);
@@ -272,7 +279,7 @@ int bench_command(const BenchOptions& o) {
     if (progress) std::cerr << "\r\033[K" << std::flush;
     print_table(device, repeats, results);
 
-    if (json_out.is_open()) {
+    if (json_out) {
         const DeviceProperties& p = device.properties();
         nlohmann::json out;
         out["tool"] = "gpucore bench";
@@ -296,8 +303,7 @@ int bench_command(const BenchOptions& o) {
         out["verified"] = all_passed;
         out["results"] = nlohmann::json::array();
         for (const BenchResult& r : results) out["results"].push_back(bench_json(r));
-        json_out << out.dump(2) << std::endl;
-        if (!json_out) throw UsageError("could not finish writing '" + o.json_file + "'");
+        json_out->commit(json_text(out) + "\n");
     }
     return all_passed ? exit_success : exit_verification_failed;
 }

@@ -115,6 +115,11 @@ std::optional<std::size_t> parse_decimal(const std::string& text) {
 }
 } // namespace
 
+std::optional<std::uint64_t> parse_unsigned(const std::string& text) {
+    static_assert(sizeof(std::size_t) == sizeof(std::uint64_t), "parse_decimal reads 64-bit values");
+    return parse_decimal(text);
+}
+
 std::optional<std::size_t> parse_count(const std::string& text) {
     for (const char* prefix : {"2^", "1<<"}) {
         const std::string p = prefix;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,9 @@ bool elements_fit(std::size_t rows, std::size_t cols, DType dtype) noexcept;
 
 // "2^K" for powers of two from 2^10 up, else the decimal number.
 std::string count_text(std::size_t n);
+
+// Parses a plain decimal integer (digits only, no sign, at most 2^64 - 1); nullopt otherwise.
+std::optional<std::uint64_t> parse_unsigned(const std::string& text);
 
 // Parses "4096", "2^26" or "1<<26" into a count; nullopt when the text is not one.
 std::optional<std::size_t> parse_count(const std::string& text);

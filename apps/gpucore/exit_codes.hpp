@@ -11,6 +11,7 @@ enum ExitCode : int {
     exit_verification_failed = 1, // an op's result disagreed with the CPU reference
     exit_usage = 2,               // unknown flag, bad value, bad combination of options
     exit_gpucore_error = 3,       // gpucore::Error: backend unavailable, out of memory, ...
+    exit_output_error = 4,        // the results could not be written (full disk, closed pipe)
 };
 
 // Thrown by a command for options that parse but do not fit together ("--n with transpose");
@@ -18,6 +19,19 @@ enum ExitCode : int {
 class UsageError : public std::runtime_error {
 public:
     explicit UsageError(const std::string& message) : std::runtime_error(message) {}
+};
+
+// Thrown when a run would not fit in the memory there is (checked before allocating, so a run
+// larger than RAM is refused with the numbers instead of being killed); exit_gpucore_error.
+class ResourceError : public std::runtime_error {
+public:
+    explicit ResourceError(const std::string& message) : std::runtime_error(message) {}
+};
+
+// Thrown when results cannot be written; main exits with exit_output_error.
+class OutputError : public std::runtime_error {
+public:
+    explicit OutputError(const std::string& message) : std::runtime_error(message) {}
 };
 
 } // namespace gpucore::cli

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exit_codes.hpp"
+#include "output.hpp"
 #include "gpucore/gpucore.hpp"
 #include "text_table.hpp"
 
@@ -134,7 +135,7 @@ int info_command(const InfoOptions& o) {
         out["gpu_backend"] = selection;
         out["default_device"] = chosen ? nlohmann::json(chosen->to_string()) : nlohmann::json();
         if (!chosen) out["selection_error"] = selection_error;
-        std::cout << out.dump(2) << std::endl;
+        std::cout << json_text(out) << "\n";
     } else {
         print_text(backend_list, candidates, device_list, selection, chosen, selection_error);
     }

@@ -1,7 +1,8 @@
 // The `gpucore` command: parses the command line (CLI11) and hands over to one subcommand.
-// Exit codes: 0 success, 1 verification failed, 2 usage error, 3 gpucore error.
+// Exit codes: 0 success, 1 verification failed, 2 usage error, 3 gpucore error, 4 output error.
 #include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 #include "exit_codes.hpp"
 #include "gpucore/error.hpp"
 #include "info_command.hpp"
+#include "output.hpp"
 #include "run_command.hpp"
 
 namespace {
@@ -43,7 +45,8 @@ int main(int argc, char** argv) try {
                  "gpucore"};
     app.require_subcommand(1);
     app.footer("Exit codes: 0 success, 1 a result failed verification, 2 usage error, "
-               "3 gpucore error (e.g. backend unavailable).\n"
+               "3 gpucore error (e.g. backend unavailable, not enough memory), 4 the output could "
+               "not be written.\n"
                "Environment: GPU_BACKEND, GPUCORE_PLUGIN_PATH, GPUCORE_LOG_LEVEL.\n");
 
     InfoOptions info;
@@ -70,22 +73,35 @@ int main(int argc, char** argv) try {
             const auto selected = app.get_subcommands();
             return usage_error(e.what(), selected.empty() ? nullptr : selected.front());
         }
+        int status = exit_success;
         if (info_cmd->parsed()) {
             chosen = info_cmd;
-            return info_command(info);
-        }
-        if (run_cmd->parsed()) {
+            status = info_command(info);
+        } else if (run_cmd->parsed()) {
             chosen = run_cmd;
-            return run_command(run);
+            status = run_command(run);
+        } else {
+            chosen = bench_cmd;
+            status = bench_command(bench);
         }
-        chosen = bench_cmd;
-        return bench_command(bench);
+        finish_standard_output(); // results that never reached their reader are not a success
+        return status;
     } catch (const UsageError& e) {
         return usage_error(e.what(), chosen);
+    } catch (const OutputError& e) {
+        std::cerr << "gpucore: error: " << e.what() << "\n";
+        return exit_output_error;
+    } catch (const ResourceError& e) {
+        std::cerr << "gpucore: error: " << e.what() << "\n";
+        return exit_gpucore_error;
     } catch (const gpucore::Error& e) {
         std::cerr << "gpucore: " << e.what() << "\n";
         return exit_gpucore_error;
-    } catch (const std::exception& e) { // e.g. std::bad_alloc for the host-side reference copies
+    } catch (const std::bad_alloc&) {
+        std::cerr << "gpucore: error: out of host memory (std::bad_alloc) while preparing or checking the "
+                     "run; use smaller sizes\n";
+        return exit_gpucore_error;
+    } catch (const std::exception& e) {
         std::cerr << "gpucore: " << e.what() << "\n";
         return exit_gpucore_error;
     }

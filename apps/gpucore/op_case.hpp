@@ -12,6 +12,7 @@
 
 #include "case_spec.hpp"
 #include "gpucore/gpucore.hpp"
+#include "memory_check.hpp"
 #include "random_fill.hpp"
 #include "verify.hpp"
 
@@ -30,8 +31,10 @@ class OpCase {
 public:
     // Allocates `sets` (>= 1) copies of the buffers on `device` and uploads the same random
     // inputs into each. Throws gpucore::Error (e.g. out_of_memory).
+    // Checks first that the buffers and the host copies fit (ResourceError otherwise).
     OpCase(const Device& device, const CaseSpec& spec, std::size_t sets, std::uint64_t seed)
         : spec_(spec) {
+        require_fits(device, spec, sets);
         const InputDistribution dist = input_distribution(spec);
         const std::size_t n = spec.input_elements();
         host_a_.resize(n);
@@ -113,6 +116,15 @@ public:
     Buffer<T>& out(std::size_t set) { return sets_[set].out; }
 
 private:
+    static void require_fits(const Device& device, const CaseSpec& spec, std::size_t sets) {
+        const double in = static_cast<double>(spec.input_elements()) * sizeof(T);
+        const double out = static_cast<double>(spec.output_elements()) * sizeof(T);
+        const double inputs = spec.op == OpKind::vector_add ? 2 * in : in;
+        // Device: every set's buffers. Host: the inputs kept for the reference, and the output
+        // copied back for verification.
+        require_memory(device, spec.name(), static_cast<double>(sets) * (inputs + out), inputs + out);
+    }
+
     struct Set {
         Buffer<T> a, b, out; // b stays null except for vector_add
     };

@@ -11,6 +11,7 @@
 #include "count_validator.hpp"
 #include "dtype_dispatch.hpp"
 #include "exit_codes.hpp"
+#include "output.hpp"
 #include "gpucore/gpucore.hpp"
 #include "op_case.hpp"
 #include "text_table.hpp"
@@ -148,9 +149,11 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
                     "Device: cpu, cuda, hip or a plugin's name, optionally ':N' (default: "
                     "GPU_BACKEND, else auto)");
     cmd->add_option("--repeat", o.repeat, "Timed runs after the warm-up (the median is shown)")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{100000}))
+        ->check(unsigned_validator() & CLI::Range(std::size_t{1}, std::size_t{100000}))
         ->capture_default_str();
-    cmd->add_option("--seed", o.seed, "Seed of the random inputs")->capture_default_str();
+    cmd->add_option("--seed", o.seed, "Seed of the random inputs")
+        ->check(unsigned_validator())
+        ->capture_default_str();
     cmd->add_flag("--json", o.json, "Print one JSON object instead of the table");
     return cmd;
 }
@@ -181,7 +184,7 @@ int run_command(const RunOptions& o) {
         } else {
             out = to_json(results.front());
         }
-        std::cout << out.dump(2) << std::endl;
+        std::cout << json_text(out) << "\n";
     } else {
         print_table(device, o, results);
     }

@@ -57,7 +57,12 @@ void require_reduce_op(const gpucore_reduce_op& op) {
 // Turns a failure reported by queued work into the slot's status and message.
 gpucore_status report(const std::optional<TaskFailure>& failure, gpucore_message* msg) {
     if (!failure) return GPUCORE_OK;
-    write_message(msg, ("queued work failed: " + failure->message).c_str());
+    static constexpr char prefix[] = "queued work failed: ";
+    constexpr std::size_t prefix_length = sizeof prefix - 1;
+    const std::size_t length = strnlen(failure->message, sizeof msg->text - prefix_length - 1);
+    std::memcpy(msg->text, prefix, prefix_length);
+    std::memcpy(msg->text + prefix_length, failure->message, length);
+    msg->text[prefix_length + length] = '\0';
     return failure->status;
 }
 
@@ -194,7 +199,7 @@ gpucore_status copy(void* dst, const void* src, std::size_t bytes, gpucore_copy_
     // Every kind is a host memcpy here.
     return guarded(msg, [&] {
         if (bytes == 0 || dst == src) return;
-        to_stream(stream)->enqueue([=] { copy_bytes(dst, src, bytes); });
+        to_stream(stream)->enqueue([=] { copy_bytes(dst, src, bytes); }, "copy");
     });
 }
 
@@ -208,7 +213,7 @@ gpucore_status fill(void* dst, const void* value, std::size_t element_size, std:
         std::uint64_t pattern = 0; // the contract lets us read `value` only during this call
         std::memcpy(&pattern, value, element_size);
         if (count == 0) return;
-        to_stream(stream)->enqueue([=] { fill_pattern(dst, pattern, element_size, count); });
+        to_stream(stream)->enqueue([=] { fill_pattern(dst, pattern, element_size, count); }, "fill");
     });
 }
 
@@ -219,7 +224,7 @@ gpucore_status vector_add_slot(gpucore_dtype dtype, const void* a, const void* b
     return guarded(msg, [&] {
         require_dtype(dtype);
         if (n == 0) return;
-        to_stream(stream)->enqueue([=] { vector_add(dtype, a, b, c, n); });
+        to_stream(stream)->enqueue([=] { vector_add(dtype, a, b, c, n); }, "vector_add");
     });
 }
 
@@ -228,7 +233,7 @@ gpucore_status transpose_slot(gpucore_dtype dtype, const void* in, void* out, st
     return guarded(msg, [&] {
         require_dtype(dtype);
         if (rows == 0 || cols == 0) return;
-        to_stream(stream)->enqueue([=] { transpose(dtype, in, out, rows, cols); });
+        to_stream(stream)->enqueue([=] { transpose(dtype, in, out, rows, cols); }, "transpose");
     });
 }
 
@@ -237,7 +242,7 @@ gpucore_status reduce_slot(gpucore_dtype dtype, gpucore_reduce_op op, const void
     return guarded(msg, [&] {
         require_dtype(dtype);
         require_reduce_op(op);
-        to_stream(stream)->enqueue([=] { reduce_rows(dtype, op, in, 1, n, out); });
+        to_stream(stream)->enqueue([=] { reduce_rows(dtype, op, in, 1, n, out); }, "reduce");
     });
 }
 
@@ -248,7 +253,7 @@ gpucore_status reduce_rows_slot(gpucore_dtype dtype, gpucore_reduce_op op, const
         require_dtype(dtype);
         require_reduce_op(op);
         if (rows == 0) return;
-        to_stream(stream)->enqueue([=] { reduce_rows(dtype, op, in, rows, cols, out); });
+        to_stream(stream)->enqueue([=] { reduce_rows(dtype, op, in, rows, cols, out); }, "reduce_rows");
     });
 }
 
@@ -258,7 +263,7 @@ gpucore_plugin_api make_table() {
     t.abi_minor = GPUCORE_PLUGIN_ABI_MINOR;
     t.struct_size = sizeof(gpucore_plugin_api);
     t.name = "cpu";
-    t.version = "gpucore-cpu 0.1 (OpenMP " GPUCORE_PLUGIN_STRINGIFY(_OPENMP) ")";
+    t.version = "gpucore-cpu 0.2 (std::thread pool)";
     t.init = init;
     t.shutdown = shutdown;
     t.device_count = device_count;

@@ -1,6 +1,5 @@
 #include "cpu_device_info.hpp"
 
-#include <omp.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -9,6 +8,8 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+
+#include "cpu_thread_pool.hpp"
 
 namespace gpucore::cpu {
 namespace {
@@ -63,7 +64,7 @@ void fill_device_properties(gpucore_device_properties* props) {
     copy_text(info.architecture, uname(&system) == 0 ? std::string(system.machine) : "unknown");
 
     info.total_memory_bytes = sysconf_product(_SC_PHYS_PAGES, _SC_PAGESIZE);
-    info.compute_units = static_cast<std::uint32_t>(std::max(1, omp_get_max_threads()));
+    info.compute_units = static_cast<std::uint32_t>(max_threads());
     info.warp_size = 1;
 #if defined(_SC_LEVEL2_CACHE_SIZE)
     const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);

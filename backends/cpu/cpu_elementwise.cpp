@@ -1,5 +1,4 @@
 // Element-wise kernels: copy, fill, vector_add.
-#include <omp.h>
 
 #include <cstdint>
 #include <cstring>

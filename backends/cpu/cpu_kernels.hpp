@@ -1,6 +1,7 @@
-// The CPU backend's kernels: what the queued tasks run. Each is multithreaded with OpenMP (one team
-// per calling thread, i.e. per stream worker) and falls back to one thread for small inputs, where
-// starting a team would cost more than the work. Inner loops are written to vectorise.
+// The CPU backend's kernels: what the queued tasks run. Each shares its work over the backend's
+// thread pool (cpu_thread_pool.hpp) with the calling stream worker, and stays on one thread for
+// small inputs, where waking the pool would cost more than the work. Inner loops are written to
+// vectorise.
 //
 // All functions may be called concurrently on disjoint outputs. Unknown dtypes or ops throw
 // BackendError(NOT_SUPPORTED); scratch allocation failure throws std::bad_alloc.

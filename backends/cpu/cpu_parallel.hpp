@@ -1,20 +1,21 @@
-// How the kernels share work over an OpenMP team, and the cache facts they tune for.
+// How the kernels share work over the backend's thread pool (cpu_thread_pool.hpp), and the cache
+// facts they tune for.
 #pragma once
-
-#include <omp.h>
 
 #include <algorithm>
 #include <cstddef>
 
+#include "cpu_thread_pool.hpp"
+
 namespace gpucore::cpu {
 
-// Below this many bytes of traffic a kernel runs on the calling thread: waking a team costs a few
+// Below this many bytes of traffic a kernel runs on the calling thread: waking the pool costs a few
 // microseconds, which is more than the work itself.
 inline constexpr std::size_t kParallelThresholdBytes = std::size_t{256} << 10;
 
 // Work is handed out in blocks of about this many bytes, dynamically: a thread that shares its core
 // with another process (common on small shared machines) then takes fewer blocks instead of
-// holding up the whole team, as a static split would. 256 KiB keeps the scheduling cost (one
+// holding up all the others, as a static split would. 256 KiB keeps the scheduling cost (one
 // atomic per block) negligible and each block long enough for the prefetchers.
 inline constexpr std::size_t kBlockBytes = std::size_t{256} << 10;
 
@@ -27,22 +28,22 @@ inline constexpr std::size_t kBlockBytes = std::size_t{256} << 10;
 #define GPUCORE_CPU_SIMD_CLONES
 #endif
 
-// Threads to use for `bytes` of traffic: 1 below the threshold, else the OpenMP default.
+// Threads to use for `bytes` of traffic: 1 below the threshold, else max_threads().
 inline int threads_for(std::size_t bytes) {
-    return bytes < kParallelThresholdBytes ? 1 : omp_get_max_threads();
+    return bytes < kParallelThresholdBytes ? 1 : max_threads();
 }
 
 // Calls body(begin, end) for consecutive blocks covering [0, n) elements of `element_bytes` each;
 // blocks hold a multiple of 4 KiB, so they start on page (and cache line) boundaries when the
-// data does. `traffic_bytes` (all bytes read and written) decides whether a team is used.
+// data does. `traffic_bytes` (all bytes read and written) decides whether the pool is used.
 template <class Body>
 void parallel_blocks(std::size_t n, std::size_t element_bytes, std::size_t traffic_bytes,
                      const Body& body) {
     const std::size_t block = kBlockBytes / element_bytes;
     const std::size_t blocks = (n + block - 1) / block;
-    const int threads = threads_for(traffic_bytes);
-#pragma omp parallel for schedule(dynamic) num_threads(threads) if (threads > 1 && blocks > 1)
-    for (std::size_t k = 0; k < blocks; ++k) body(k * block, std::min(n, (k + 1) * block));
+    parallel_for(blocks, 1, threads_for(traffic_bytes), [&](std::size_t first, std::size_t last) {
+        for (std::size_t k = first; k < last; ++k) body(k * block, std::min(n, (k + 1) * block));
+    });
 }
 
 // Outputs larger than the last-level cache are written with non-temporal stores: the data would be

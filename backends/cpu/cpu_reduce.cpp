@@ -11,7 +11,6 @@
 // Rows of at most kChunk are work items of their own (parallel over rows); longer rows give one
 // work item per chunk (parallel within rows), so the shape picks the parallelism. Chunk boundaries
 // do not depend on the thread count, so results are the same on any machine size.
-#include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -200,7 +199,7 @@ GPUCORE_CPU_INLINE T reduce_span(const T* x, std::size_t n) {
     return result;
 }
 
-// The two entry points the team calls, compiled for AVX2 and the baseline (see cpu_parallel.hpp).
+// The two entry points the pool threads call, compiled for AVX2 and the baseline (see cpu_parallel.hpp).
 template <class T, class Op>
 GPUCORE_CPU_SIMD_CLONES T reduce_chunk(const T* x, std::size_t n) {
     return reduce_span<T, Op>(x, n);
@@ -222,29 +221,32 @@ void reduce_rows_typed(const T* in, std::size_t rows, std::size_t cols, T* out) 
         // Rows are the work items, grabbed in groups of about one chunk of elements.
         const std::size_t group = std::max<std::size_t>(1, kChunk / std::max<std::size_t>(cols, 1));
         const std::size_t groups = (rows + group - 1) / group;
-#pragma omp parallel for num_threads(threads) schedule(dynamic) if (threads > 1 && groups > 1)
-        for (std::size_t g = 0; g < groups; ++g) {
-            reduce_short_rows<T, Op>(in, cols, out, g * group, std::min(rows, (g + 1) * group));
-        }
+        parallel_for(groups, 1, threads, [&](std::size_t first, std::size_t last) {
+            for (std::size_t g = first; g < last; ++g) {
+                reduce_short_rows<T, Op>(in, cols, out, g * group, std::min(rows, (g + 1) * group));
+            }
+        });
         return;
     }
     // Long rows: every (row, chunk) pair is a work item; then each row combines its partials.
     const std::size_t chunks_per_row = (cols + kChunk - 1) / kChunk;
     const std::size_t items = rows * chunks_per_row;
     std::unique_ptr<T[]> partials(new T[items]);
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-#pragma omp for schedule(dynamic)
-        for (std::size_t item = 0; item < items; ++item) {
+    parallel_for(items, 1, threads, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t item = begin; item < end; ++item) {
             const std::size_t r = item / chunks_per_row;
             const std::size_t first = item % chunks_per_row * kChunk;
             partials[item] = reduce_chunk<T, Op>(in + r * cols + first, std::min(kChunk, cols - first));
         }
-#pragma omp for schedule(static)
-        for (std::size_t r = 0; r < rows; ++r) {
-            out[r] = combine_tree<Op>(partials.get() + r * chunks_per_row, chunks_per_row);
-        }
-    }
+    });
+    // Combining is a small fraction of the work: rows in grabs sized to share it evenly.
+    const std::size_t row_grain = std::max<std::size_t>(1, rows / static_cast<std::size_t>(threads));
+    parallel_for(rows, row_grain, rows * chunks_per_row * sizeof(T) < kParallelThresholdBytes ? 1 : threads,
+                 [&](std::size_t begin, std::size_t end) {
+                     for (std::size_t r = begin; r < end; ++r) {
+                         out[r] = combine_tree<Op>(partials.get() + r * chunks_per_row, chunks_per_row);
+                     }
+                 });
 }
 
 // The type integer sums and products are computed in: the unsigned type of the same width, so

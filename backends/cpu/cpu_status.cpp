@@ -1,6 +1,7 @@
 #include "cpu_status.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 
@@ -13,27 +14,26 @@ void write_message(gpucore_message* msg, const char* text) noexcept {
     msg->text[length] = '\0';
 }
 
-gpucore_status classify_current_exception(std::string* text) noexcept {
-    // Building the text may itself throw bad_alloc; then a fixed text is the best we can do.
+gpucore_status describe_current_exception(const char* operation, char* text, std::size_t capacity) noexcept {
+    const char* prefix = operation != nullptr ? operation : "";
+    const char* separator = operation != nullptr ? ": " : "";
+    auto write = [&](const char* kind, const char* cause) {
+        std::snprintf(text, capacity, "%s%s%s%s", prefix, separator, kind, cause);
+    };
     try {
-        try {
-            throw;
-        } catch (const std::bad_alloc&) {
-            *text = "out of host memory";
-            return GPUCORE_ERROR_OUT_OF_MEMORY;
-        } catch (const BackendError& e) {
-            *text = e.what();
-            return e.status();
-        } catch (const std::exception& e) {
-            *text = std::string("internal error: ") + e.what();
-            return GPUCORE_ERROR_PLUGIN;
-        } catch (...) {
-            *text = "internal error: unknown exception";
-            return GPUCORE_ERROR_PLUGIN;
-        }
-    } catch (...) {
-        text->clear();
+        throw;
+    } catch (const std::bad_alloc&) {
+        write("out of memory", " (host memory exhausted)");
         return GPUCORE_ERROR_OUT_OF_MEMORY;
+    } catch (const BackendError& e) {
+        write("", e.what());
+        return e.status();
+    } catch (const std::exception& e) {
+        write("internal error: ", e.what());
+        return GPUCORE_ERROR_PLUGIN;
+    } catch (...) {
+        write("internal error: ", "unknown exception");
+        return GPUCORE_ERROR_PLUGIN;
     }
 }
 

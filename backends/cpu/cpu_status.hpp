@@ -2,6 +2,7 @@
 // Every slot runs its body through `guarded`, so no C++ exception ever crosses the C boundary.
 #pragma once
 
+#include <cstddef>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -25,8 +26,10 @@ private:
 void write_message(gpucore_message* msg, const char* text) noexcept;
 
 // Classifies the exception being handled (call only inside a catch block): std::bad_alloc ->
-// OUT_OF_MEMORY, BackendError -> its status, anything else -> PLUGIN. Writes the cause to *text.
-gpucore_status classify_current_exception(std::string* text) noexcept;
+// OUT_OF_MEMORY, BackendError -> its status, anything else -> PLUGIN. Writes the cause, preceded
+// by "<operation>: " when `operation` is not null, into text[0 .. capacity) (always terminated).
+// Allocates nothing: it also runs when memory is exhausted, and then must still name the cause.
+gpucore_status describe_current_exception(const char* operation, char* text, std::size_t capacity) noexcept;
 
 // Runs `body` and turns any exception into a status plus message.
 template <class Body>
@@ -35,10 +38,7 @@ gpucore_status guarded(gpucore_message* msg, Body&& body) noexcept {
         body();
         return GPUCORE_OK;
     } catch (...) {
-        std::string text;
-        const gpucore_status status = classify_current_exception(&text);
-        write_message(msg, text.empty() ? "out of host memory while reporting an error" : text.c_str());
-        return status;
+        return describe_current_exception(nullptr, msg->text, sizeof msg->text);
     }
 }
 

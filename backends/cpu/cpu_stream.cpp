@@ -15,10 +15,10 @@ Stream::~Stream() {
     worker_.join(); // the worker empties the queue before it honours stopping_
 }
 
-void Stream::enqueue(Task task) {
+void Stream::enqueue(Task task, const char* operation) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        queue_.push_back(std::move(task));
+        queue_.push_back(Entry{std::move(task), operation});
         ++enqueued_;
     }
     work_ready_.notify_one();
@@ -43,18 +43,19 @@ void Stream::run_worker() {
     for (;;) {
         work_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) return; // stopping, and nothing left to run
-        Task task = std::move(queue_.front());
+        Entry entry = std::move(queue_.front());
         queue_.pop_front();
         lock.unlock();
 
         std::optional<TaskFailure> failure;
         try {
-            task();
+            entry.task();
         } catch (...) {
             failure.emplace();
-            failure->status = classify_current_exception(&failure->message);
+            failure->status = describe_current_exception(entry.operation, failure->message,
+                                                         sizeof failure->message);
         }
-        task = nullptr; // release what the task captured before reporting it finished
+        entry.task = nullptr; // release what the task captured before reporting it finished
 
         lock.lock();
         // Later tasks still run (markers and waits must, or waiters would hang); the first
@@ -106,7 +107,7 @@ void record_event(Event& event, Stream& stream) {
     std::shared_ptr<EventState> state = event.state;
     const std::uint64_t generation = state->begin_record();
     try {
-        stream.enqueue([state, generation] { state->complete(generation); });
+        stream.enqueue([state, generation] { state->complete(generation); }, "event_record");
     } catch (...) {
         // The marker could not be queued: complete the generation now so no waiter hangs on it.
         state->complete(generation);
@@ -118,7 +119,7 @@ void stream_wait_event(Stream& stream, const Event& event) {
     const std::uint64_t generation = event.state->latest_record();
     if (generation == 0) return; // never recorded: no wait
     std::shared_ptr<const EventState> state = event.state;
-    stream.enqueue([state, generation] { state->wait_for(generation); });
+    stream.enqueue([state, generation] { state->wait_for(generation); }, "stream_wait_event");
 }
 
 } // namespace gpucore::cpu

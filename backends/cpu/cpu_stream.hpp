@@ -1,7 +1,7 @@
 // Streams and events of the CPU backend.
 //
 // A Stream is a true asynchronous in-order queue: it owns one worker thread that runs the queued
-// tasks one after another (each task may itself use an OpenMP team), so enqueue returns at once and
+// tasks one after another (each task may itself use the thread pool), so enqueue returns at once and
 // the caller never runs the work. The first error raised by a task is kept and reported by the
 // next synchronize.
 //
@@ -27,10 +27,11 @@
 
 namespace gpucore::cpu {
 
-// A failure raised by queued work, held until the next synchronize reports it.
+// A failure raised by queued work, held until the next synchronize reports it. The text is a fixed
+// buffer: a task that ran out of memory must still be able to say so.
 struct TaskFailure {
-    gpucore_status status;
-    std::string message;
+    gpucore_status status = GPUCORE_OK;
+    char message[GPUCORE_MESSAGE_CAPACITY] = {}; // "<operation>: <cause>"
 };
 
 class Stream {
@@ -42,8 +43,9 @@ public:
     Stream(const Stream&) = delete;
     Stream& operator=(const Stream&) = delete;
 
-    // Queues `task` behind the work enqueued so far and returns at once. Thread-safe.
-    void enqueue(Task task);
+    // Queues `task` behind the work enqueued so far and returns at once. `operation` (a string
+    // literal) names the task in the failure it may raise. Thread-safe.
+    void enqueue(Task task, const char* operation = "queued task");
     // Blocks until the work enqueued before this call has finished, then returns (and clears) the
     // first failure raised by queued work since the last synchronize, if any. Thread-safe.
     std::optional<TaskFailure> synchronize();
@@ -56,7 +58,11 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable work_ready_; // signalled on enqueue and on stop
     std::condition_variable work_done_;  // signalled when a task finishes
-    std::deque<Task> queue_;
+    struct Entry {
+        Task task;
+        const char* operation;
+    };
+    std::deque<Entry> queue_;
     std::uint64_t enqueued_ = 0;
     std::uint64_t finished_ = 0;
     bool stopping_ = false;

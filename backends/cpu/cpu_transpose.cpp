@@ -9,7 +9,6 @@
 // tile is moved, the input of the next tile to the right is prefetched.
 // Partial tiles at the right and bottom edges use a plain loop. The code only moves bits, so it is
 // the same for every dtype of one size.
-#include <omp.h>
 
 #include <cstdint>
 #include <cstring>
@@ -133,29 +132,25 @@ void transpose_typed(const E* in, E* out, Shape s) {
     const std::size_t bytes = s.rows * s.cols * sizeof(E);
     const bool streaming = 2 * bytes >= streaming_threshold_bytes();
     const int threads = threads_for(2 * bytes);
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
+    // Tile columns innermost: consecutive tiles continue the same input rows. Handed out in grabs of
+    // a few tiles: see kBlockBytes in cpu_parallel.hpp.
+    parallel_for(tile_rows * tile_cols, 4, threads, [&](std::size_t begin, std::size_t end) {
         alignas(64) E buf[T * T];
-        // Tile columns innermost: consecutive tiles continue the same input rows. Dynamic in groups of
-        // a few tiles: see kBlockBytes in cpu_parallel.hpp.
-#pragma omp for collapse(2) schedule(dynamic, 4)
-        for (std::size_t tr = 0; tr < tile_rows; ++tr) {
-            for (std::size_t tc = 0; tc < tile_cols; ++tc) {
-                const std::size_t r0 = tr * T;
-                const std::size_t c0 = tc * T;
-                const std::size_t height = std::min(T, s.rows - r0);
-                const std::size_t width = std::min(T, s.cols - c0);
-                if (height == T && width == T) {
-                    transpose_tile_full(in, out, s, r0, c0, buf, streaming);
-                } else {
-                    transpose_tile_plain(in, out, s, r0, c0, height, width);
-                }
+        for (std::size_t tile = begin; tile < end; ++tile) {
+            const std::size_t r0 = tile / tile_cols * T;
+            const std::size_t c0 = tile % tile_cols * T;
+            const std::size_t height = std::min(T, s.rows - r0);
+            const std::size_t width = std::min(T, s.cols - c0);
+            if (height == T && width == T) {
+                transpose_tile_full(in, out, s, r0, c0, buf, streaming);
+            } else {
+                transpose_tile_plain(in, out, s, r0, c0, height, width);
             }
         }
 #if defined(__SSE2__)
-        if (streaming) _mm_sfence();
+        if (streaming) _mm_sfence(); // this thread's streamed tiles are visible before the task ends
 #endif
-    }
+    });
 }
 
 } // namespace

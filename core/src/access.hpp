@@ -22,6 +22,9 @@ struct Access {
     // The device of a valid stream, without the throwing accessor.
     static const Device& device(const Stream& stream) noexcept { return stream.device_; }
     static const Device& device(const Event& event) noexcept { return event.device_; }
+    // The process generation the object was created in (process_fork.hpp).
+    static unsigned generation(const Stream& stream) noexcept { return stream.generation_; }
+    static unsigned generation(const Event& event) noexcept { return event.generation_; }
 };
 
 // The backend of `device`; Error(invalid_argument, operation) when the device is null.

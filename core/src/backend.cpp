@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "logging.hpp"
 #include "plugin_boundary.hpp"
+#include "process_fork.hpp"
 
 namespace gpucore::detail {
 
@@ -50,7 +52,9 @@ Error error_from_status(gpucore_status status, const gpucore_message& message,
 
 Backend::Backend(const gpucore_plugin_api* table, std::string source)
     : table_(table), name_(table->name), source_(std::move(source)),
-      version_(table->version ? std::string(table->version, strnlen(table->version, max_version_length)) : "") {}
+      version_(table->version ? std::string(table->version, strnlen(table->version, max_version_length)) : "") {
+    track_backend_for_fork(this);
+}
 
 void Backend::plugin_threw(const char* operation, gpucore_message& message) const noexcept {
     try {
@@ -152,51 +156,115 @@ Backend::DeviceState& Backend::state(int device) {
 
 void Backend::register_stream(int device, gpucore_stream stream) {
     auto& s = state(device);
+    auto record = std::make_shared<StreamRecord>();
     std::lock_guard<std::mutex> lock(s.mutex);
-    s.live_streams.push_back(stream);
+    s.live_streams.emplace(stream, std::move(record));
 }
 
 void Backend::unregister_stream(int device, gpucore_stream stream) noexcept {
     auto& s = *device_states_[static_cast<std::size_t>(device)];
-    std::lock_guard<std::mutex> lock(s.mutex);
-    auto it = std::find(s.live_streams.begin(), s.live_streams.end(), stream);
-    if (it != s.live_streams.end()) {
-        *it = s.live_streams.back();
-        s.live_streams.pop_back();
+    std::shared_ptr<StreamRecord> record;
+    {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        auto it = s.live_streams.find(stream);
+        if (it == s.live_streams.end()) return;
+        record = std::move(it->second);
+        s.live_streams.erase(it);
+    }
+    std::lock_guard<std::mutex> lock(record->mutex);
+    if (record->has_pending) {
+        // Destructors never throw: a failure nobody synchronized for is logged, as stream_destroy's is.
+        try {
+            logger().error("Stream::~Stream on {}:{}: queued work failed and the stream was destroyed "
+                           "before a synchronize reported it: {}",
+                           name_, device, record->pending_cause);
+        } catch (...) {
+        }
     }
 }
 
-void Backend::synchronize_known_streams(int device, const char* operation) {
+void Backend::synchronize_locked(StreamRecord& record, int device, gpucore_stream stream,
+                                 const char* operation) {
+    std::string later_cause;
+    ErrorCode later_code = ErrorCode::device_error;
+    bool later = false;
+    try {
+        call(operation, device, table_->stream_synchronize, stream);
+    } catch (const Error& e) {
+        later = true;
+        later_code = e.code();
+        later_cause = e.cause();
+    }
+    if (record.has_pending) {
+        record.has_pending = false;
+        std::string cause = std::move(record.pending_cause);
+        if (later) cause += "; then: " + later_cause;
+        throw Error(record.pending_code, operation, name_, device, std::move(cause));
+    }
+    if (later) throw Error(later_code, operation, name_, device, std::move(later_cause));
+}
+
+void Backend::synchronize_stream(int device, gpucore_stream stream, const char* operation) {
     auto& s = state(device);
-    std::lock_guard<std::mutex> lock(s.mutex);
-    gpucore_status first_status = GPUCORE_OK;
-    gpucore_message first_message;
-    first_message.text[0] = '\0';
-    auto sync_one = [&](gpucore_stream stream) {
+    std::shared_ptr<StreamRecord> record;
+    {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        auto it = s.live_streams.find(stream);
+        if (it != s.live_streams.end()) record = it->second;
+    }
+    if (record == nullptr) { // not a stream of ours: nothing can have been set aside for it
+        call(operation, device, table_->stream_synchronize, stream);
+        return;
+    }
+    std::lock_guard<std::mutex> lock(record->mutex);
+    synchronize_locked(*record, device, stream, operation);
+}
+
+void Backend::synchronize_known_streams(int device) noexcept {
+    auto& s = *device_states_[static_cast<std::size_t>(device)];
+    std::lock_guard<std::mutex> registry_lock(s.mutex);
+    auto wait_for = [&](gpucore_stream stream, StreamRecord& record) {
+        std::lock_guard<std::mutex> lock(record.mutex);
         gpucore_message message;
         message.text[0] = '\0';
-        const gpucore_status status = invoke(operation, message, table_->stream_synchronize, stream);
-        if (status != GPUCORE_OK && first_status == GPUCORE_OK) {
-            first_status = status;
-            first_message = message;
+        const gpucore_status status = invoke("stream_synchronize", message, table_->stream_synchronize, stream);
+        if (status == GPUCORE_OK || record.has_pending) return; // the first failure is the one kept
+        try {
+            const Error error = error_from_status(status, message, "", name_, device);
+            record.pending_code = error.code();
+            record.pending_cause = error.cause();
+            record.has_pending = true;
+        } catch (...) {
+            // Out of memory while keeping the text: the failure is still not lost.
+            record.pending_code = ErrorCode::device_error;
+            record.pending_cause.clear();
+            record.has_pending = true;
         }
     };
-    for (gpucore_stream stream : s.live_streams) sync_one(stream);
-    if (s.internal != nullptr) sync_one(s.internal);
-    if (first_status != GPUCORE_OK) {
-        throw error_from_status(first_status, first_message, operation, name_, device);
-    }
+    for (auto& [stream, record] : s.live_streams) wait_for(stream, *record);
+    if (s.internal.handle != nullptr) wait_for(s.internal.handle, *s.internal.record);
 }
 
-gpucore_stream Backend::internal_stream(int device) {
+Backend::InternalStream Backend::internal_stream(int device, const char* operation) {
     auto& s = state(device);
     std::lock_guard<std::mutex> lock(s.mutex);
-    if (s.internal == nullptr) {
+    if (s.internal.handle == nullptr) {
+        auto record = std::make_shared<StreamRecord>();
         gpucore_stream created = nullptr;
-        call("create internal stream", device, table_->stream_create, device, &created);
-        s.internal = created; // never destroyed: lives as long as the backend (the process)
+        call(operation, device, table_->stream_create, device, &created);
+        // Never destroyed: lives as long as the backend (the process).
+        s.internal = InternalStream{created, std::move(record)};
     }
     return s.internal;
+}
+
+void Backend::forget_inherited_streams() noexcept {
+    for (auto& s : device_states_) {
+        // The parent's state may hold locks of threads that do not exist here, and streams whose
+        // workers are gone: start afresh in place, without running destructors (that would touch
+        // those locks and streams) and without allocating. What the old state held is leaked.
+        new (s.get()) DeviceState();
+    }
 }
 
 } // namespace gpucore::detail

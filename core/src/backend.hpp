@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -82,24 +83,65 @@ public:
     bool broken() const noexcept { return broken_.load(std::memory_order_acquire); }
 
     // ---- streams the runtime knows of, per device (deallocation synchronizes them first) ----
+    //
+    // A failure of queued work belongs to the stream it was queued on: it surfaces at the next
+    // Stream::synchronize of THAT stream, exactly once. The core itself synchronizes streams it
+    // does not own for the caller (before freeing memory); a failure such a wait receives is set
+    // aside in the stream's record and re-raised by the owner's next synchronize_stream. Every
+    // synchronize the core issues on a known stream holds the stream's record lock, so a failure
+    // is never reported to one waiter while another receives "success" for the same work.
     void register_stream(int device, gpucore_stream stream);
+    // Forgets `stream`; logs a failure that was set aside for it and never reported.
     void unregister_stream(int device, gpucore_stream stream) noexcept;
-    // Synchronizes every known stream of `device`, including the internal one. Throws the first
-    // error (after trying all). Holds the device's registry lock while doing so, so no stream can be
-    // destroyed under it.
-    void synchronize_known_streams(int device, const char* operation);
-    // The stream blocking copies use on `device`, created on first use (thread-safe).
-    gpucore_stream internal_stream(int device);
+    // Waits for `stream` on behalf of its owner and throws Error(operation) for the first failure of
+    // its queued work since the last such call, including one set aside by an internal wait.
+    void synchronize_stream(int device, gpucore_stream stream, const char* operation);
+    // Waits for every known stream of `device`, including the internal one, without consuming any
+    // failure: each is set aside for its stream's owner. Never throws. Holds the device's registry
+    // lock meanwhile, so no stream can be destroyed under it.
+    void synchronize_known_streams(int device) noexcept;
+    // Runs a blocking operation on the device's internal stream (created on first use): calls
+    // enqueue(stream), then waits for it and throws Error(operation) for a failure of that work.
+    // Blocking operations of several threads take turns, so each one receives its own failure.
+    template <class Enqueue>
+    void run_blocking(int device, const char* operation, Enqueue&& enqueue) {
+        const InternalStream internal = internal_stream(device, operation);
+        std::lock_guard<std::mutex> lock(internal.record->mutex);
+        enqueue(internal.handle);
+        synchronize_locked(*internal.record, device, internal.handle, operation);
+    }
+
+    // After fork(), in the child: the parent's streams (and their worker threads) do not exist
+    // here. Forgets them and the internal streams, so the child's own objects start afresh.
+    void forget_inherited_streams() noexcept;
 
 private:
+    // What the core knows of one stream: a failure set aside for its owner, and the lock that every
+    // synchronize the core issues on the stream holds.
+    struct StreamRecord {
+        std::mutex mutex;
+        bool has_pending = false;
+        ErrorCode pending_code = ErrorCode::device_error;
+        std::string pending_cause;
+    };
+    struct InternalStream {
+        gpucore_stream handle;
+        std::shared_ptr<StreamRecord> record;
+    };
     struct DeviceState {
         std::mutex mutex;
-        std::vector<gpucore_stream> live_streams;
-        gpucore_stream internal = nullptr;
+        std::unordered_map<gpucore_stream, std::shared_ptr<StreamRecord>> live_streams;
+        InternalStream internal{nullptr, nullptr};
     };
     DeviceState& state(int device);
     void plugin_threw(const char* operation, gpucore_message& message) const noexcept;
     Error unusable_error(const char* operation, int device) const;
+    // The stream blocking operations use on `device`, created on first use (thread-safe).
+    InternalStream internal_stream(int device, const char* operation);
+    // Waits for `stream` (the caller holds record.mutex) and throws the first failure of its work:
+    // the one set aside earlier, with a later one the plugin reports appended to its cause.
+    void synchronize_locked(StreamRecord& record, int device, gpucore_stream stream,
+                            const char* operation);
 
     const gpucore_plugin_api* table_;
     std::string name_;

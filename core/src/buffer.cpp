@@ -6,6 +6,7 @@
 
 #include "access.hpp"
 #include "logging.hpp"
+#include "process_fork.hpp"
 
 namespace gpucore::detail {
 
@@ -27,6 +28,7 @@ void require_buffer(const Allocation& allocation, const char* which, const char*
         throw Error(ErrorCode::invalid_argument, operation, "", -1,
                     std::string(which) + " is a null (default-constructed or moved-from) Buffer");
     }
+    require_this_process(allocation.generation(), which, operation);
 }
 
 void require_stream_on(const Stream& stream, const Device& device, const char* operation) {
@@ -49,9 +51,9 @@ void run_copy(const Allocation& on, void* dst, const void* src, std::size_t byte
         backend.call(operation, device, backend.api().copy, dst, src, bytes, kind, Access::handle(*stream));
         return;
     }
-    gpucore_stream internal = backend.internal_stream(device);
-    backend.call(operation, device, backend.api().copy, dst, src, bytes, kind, internal);
-    backend.call(operation, device, backend.api().stream_synchronize, internal);
+    backend.run_blocking(device, operation, [&](gpucore_stream internal) {
+        backend.call(operation, device, backend.api().copy, dst, src, bytes, kind, internal);
+    });
 }
 
 } // namespace
@@ -80,38 +82,38 @@ Allocation::Allocation(const Device& device, MemoryKind kind, std::size_t bytes)
     device_ = device;
     kind_ = kind;
     bytes_ = bytes;
+    generation_ = process_generation();
 }
 
 Allocation::~Allocation() { release(); }
 
 Allocation::Allocation(Allocation&& other) noexcept
-    : device_(std::exchange(other.device_, Device())), kind_(other.kind_),
-      bytes_(std::exchange(other.bytes_, 0)), ptr_(std::exchange(other.ptr_, nullptr)) {}
+    : device_(std::exchange(other.device_, Device())), kind_(std::exchange(other.kind_, MemoryKind::device)),
+      bytes_(std::exchange(other.bytes_, 0)), ptr_(std::exchange(other.ptr_, nullptr)),
+      generation_(other.generation_) {}
 
 Allocation& Allocation::operator=(Allocation&& other) noexcept {
     if (this != &other) {
         release();
         device_ = std::exchange(other.device_, Device());
-        kind_ = other.kind_;
+        kind_ = std::exchange(other.kind_, MemoryKind::device);
         bytes_ = std::exchange(other.bytes_, 0);
         ptr_ = std::exchange(other.ptr_, nullptr);
+        generation_ = other.generation_;
     }
     return *this;
 }
 
 void Allocation::release() noexcept {
-    if (ptr_ != nullptr) {
+    // An allocation the parent made before fork() is the parent's to free (device memory is not
+    // even mapped in the child): forget it.
+    if (ptr_ != nullptr && generation_ == process_generation()) {
         Backend& backend = *Access::backend(device_);
         const int index = Access::index(device_);
-        try {
-            // The device may still be using the memory: wait for every stream we know of first.
-            backend.synchronize_known_streams(index, "Buffer::~Buffer");
-        } catch (const std::exception& e) {
-            try {
-                logger().error("{}", e.what());
-            } catch (...) {
-            }
-        }
+        // The device may still be using the memory: wait for every stream we know of first. A
+        // failure of their work is not ours to report: it stays with its stream for the owner's
+        // next synchronize.
+        backend.synchronize_known_streams(index);
         gpucore_message message;
         message.text[0] = '\0';
         if (backend.invoke("Buffer::~Buffer", message, backend.api().deallocate, index, to_plugin(kind_), ptr_) !=
@@ -125,6 +127,7 @@ void Allocation::release() noexcept {
     }
     ptr_ = nullptr;
     bytes_ = 0;
+    kind_ = MemoryKind::device;
     device_ = Device();
 }
 
@@ -211,9 +214,9 @@ void fill(const Allocation& dst, const void* value, std::size_t element_size, St
                      Access::handle(*stream));
         return;
     }
-    gpucore_stream internal = backend.internal_stream(device);
-    backend.call(operation, device, backend.api().fill, dst.data(), value, element_size, count, internal);
-    backend.call(operation, device, backend.api().stream_synchronize, internal);
+    backend.run_blocking(device, operation, [&](gpucore_stream internal) {
+        backend.call(operation, device, backend.api().fill, dst.data(), value, element_size, count, internal);
+    });
 }
 
 } // namespace gpucore::detail

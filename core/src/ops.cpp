@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "access.hpp"
+#include "process_fork.hpp"
 
 namespace gpucore::detail {
 
@@ -32,6 +33,7 @@ public:
         if (!allocation.valid()) {
             fail(std::string("buffer '") + which + "' is a null (default-constructed or moved-from) Buffer");
         }
+        require_this_process(allocation.generation(), which, operation_);
         if (allocation.device() != Access::device(stream_)) {
             fail(std::string("buffer '") + which + "' is on " + allocation.device().to_string() +
                  " but the stream is on " + Access::device(stream_).to_string());

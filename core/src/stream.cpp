@@ -5,6 +5,7 @@
 
 #include "access.hpp"
 #include "logging.hpp"
+#include "process_fork.hpp"
 
 namespace gpucore {
 
@@ -14,12 +15,14 @@ void require_valid(const Stream& stream, const char* operation) {
     if (!stream.valid()) {
         throw Error(ErrorCode::invalid_argument, operation, "", -1, "moved-from or null Stream");
     }
+    require_this_process(Access::generation(stream), "the stream", operation);
 }
 
 void require_valid(const Event& event, const char* operation) {
     if (!event.valid()) {
         throw Error(ErrorCode::invalid_argument, operation, "", -1, "moved-from or null Event");
     }
+    require_this_process(Access::generation(event), "the event", operation);
 }
 
 namespace {
@@ -52,24 +55,32 @@ Stream::Stream(const Device& device) {
     }
     device_ = device;
     handle_ = created;
+    generation_ = detail::process_generation();
 }
 
 Stream::~Stream() { release(); }
 
 Stream::Stream(Stream&& other) noexcept
-    : device_(std::exchange(other.device_, Device())), handle_(std::exchange(other.handle_, nullptr)) {}
+    : device_(std::exchange(other.device_, Device())), handle_(std::exchange(other.handle_, nullptr)),
+      generation_(other.generation_) {}
 
 Stream& Stream::operator=(Stream&& other) noexcept {
     if (this != &other) {
         release();
         device_ = std::exchange(other.device_, Device());
         handle_ = std::exchange(other.handle_, nullptr);
+        generation_ = other.generation_;
     }
     return *this;
 }
 
 void Stream::release() noexcept {
     if (handle_ == nullptr) return;
+    if (generation_ != detail::process_generation()) { // the parent's: its worker is not here
+        handle_ = nullptr;
+        device_ = Device();
+        return;
+    }
     auto* backend = detail::Access::backend(device_);
     const int index = detail::Access::index(device_);
     auto* stream = static_cast<gpucore_stream>(handle_);
@@ -94,9 +105,8 @@ const Device& Stream::device() const {
 
 void Stream::synchronize() {
     detail::require_valid(*this, "Stream::synchronize");
-    const auto& backend = *detail::Access::backend(device_);
-    backend.call("Stream::synchronize", device_.index(), backend.api().stream_synchronize,
-                 detail::Access::handle(*this));
+    detail::Access::backend(device_)->synchronize_stream(device_.index(), detail::Access::handle(*this),
+                                                         "Stream::synchronize");
 }
 
 bool Stream::query() const {
@@ -127,24 +137,32 @@ Event::Event(const Device& device) {
     backend.call("Event::Event", index, backend.api().event_create, index, &created);
     device_ = device;
     handle_ = created;
+    generation_ = detail::process_generation();
 }
 
 Event::~Event() { release(); }
 
 Event::Event(Event&& other) noexcept
-    : device_(std::exchange(other.device_, Device())), handle_(std::exchange(other.handle_, nullptr)) {}
+    : device_(std::exchange(other.device_, Device())), handle_(std::exchange(other.handle_, nullptr)),
+      generation_(other.generation_) {}
 
 Event& Event::operator=(Event&& other) noexcept {
     if (this != &other) {
         release();
         device_ = std::exchange(other.device_, Device());
         handle_ = std::exchange(other.handle_, nullptr);
+        generation_ = other.generation_;
     }
     return *this;
 }
 
 void Event::release() noexcept {
     if (handle_ == nullptr) return;
+    if (generation_ != detail::process_generation()) { // the parent's: not ours to destroy
+        handle_ = nullptr;
+        device_ = Device();
+        return;
+    }
     auto* backend = detail::Access::backend(device_);
     gpucore_message message;
     message.text[0] = '\0';

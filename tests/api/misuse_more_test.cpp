@@ -151,5 +151,38 @@ TEST(MisuseMore, ElapsedWithOnlyOneEventRecorded) {
     EXPECT_EQ(e.backend(), "cpu");
 }
 
+TEST(MisuseMore, MovedFromObjectsAreNullAndReportNothingOfTheirOldState) {
+    const Device d = cpu_device();
+    Buffer<float> a(d, 37, MemoryKind::pinned_host);
+    Buffer<float> b(std::move(a));
+    EXPECT_FALSE(a.valid());
+    EXPECT_EQ(a.size(), 0u);
+    EXPECT_EQ(a.bytes(), 0u);
+    EXPECT_TRUE(a.empty());
+    EXPECT_EQ(a.data(), nullptr);
+    EXPECT_EQ(a.kind(), MemoryKind::device);
+    expect_error([&] { (void)a.to_vector(); }, ErrorCode::invalid_argument, "Buffer::copy_to_host", "moved-from");
+    EXPECT_EQ(b.size(), 37u);
+    EXPECT_EQ(b.kind(), MemoryKind::pinned_host);
+
+    Buffer<float> c(d, 5);
+    c = std::move(b);
+    EXPECT_EQ(b.size(), 0u);
+    EXPECT_FALSE(b.valid());
+    EXPECT_EQ(c.size(), 37u);
+    expect_error([&] { a.fill(1.0f); }, ErrorCode::invalid_argument, "Buffer::fill", "moved-from");
+
+    Stream s(d);
+    Stream t(std::move(s));
+    EXPECT_FALSE(s.valid());
+    EXPECT_TRUE(t.valid());
+    expect_error([&] { s.synchronize(); }, ErrorCode::invalid_argument, "Stream::synchronize", "moved-from");
+    Event e(d);
+    Event f(std::move(e));
+    EXPECT_FALSE(e.valid());
+    EXPECT_TRUE(f.valid());
+    expect_error([&] { e.record(t); }, ErrorCode::invalid_argument, "Event::record", "moved-from");
+}
+
 } // namespace
 } // namespace gpucore::test

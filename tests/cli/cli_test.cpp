@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -367,6 +368,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadCall{"bench_json_path",
                 {"bench", "--quick", "--json", "/nonexistent-dir/out.json"}, "gpucore bench",
                 "/nonexistent-dir/out.json"},
+        BadCall{"negative_seed", {"run", "reduce", "--seed", "-1"}, "gpucore run", "-1"},
+        BadCall{"overflowing_seed", {"run", "reduce", "--seed", "18446744073709551616"}, "gpucore run",
+                "18446744073709551616"},
+        BadCall{"signed_seed", {"run", "reduce", "--seed", "+7"}, "gpucore run", "+7"},
+        BadCall{"negative_repeat", {"run", "reduce", "--repeat", "-1"}, "gpucore run", "-1"},
+        BadCall{"overflowing_count", {"run", "reduce", "--n", "99999999999999999999999"}, "gpucore run",
+                "99999999999999999999999"},
+        BadCall{"negative_rows", {"run", "transpose", "--rows", "-3", "--cols", "4"}, "gpucore run", "-3"},
+        BadCall{"bench_negative_seed", {"bench", "--seed", "-1"}, "gpucore bench", "-1"},
+        BadCall{"bench_negative_repeat", {"bench", "--repeat", "-2"}, "gpucore bench", "-2"},
         BadCall{"no_subcommand", {}, "gpucore info|run|bench", "subcommand"},
         BadCall{"unknown_subcommand", {"frobnicate"}, "gpucore info|run|bench", "frobnicate"}),
     [](const testing::TestParamInfo<BadCall>& test) { return test.param.name; });
@@ -390,6 +401,107 @@ TEST(Errors, HelpOnEveryCommandExitsZero) {
     }
     EXPECT_NE(gpucore_cli({"run", "--help"}).out.find("--dtype"), std::string::npos);
     EXPECT_NE(gpucore_cli({"bench", "--help"}).out.find("--quick"), std::string::npos);
+}
+
+TEST(Errors, ARunLargerThanMemoryIsRefusedWithTheNumbers) {
+    for (const char* n : {"2^40", "2^50"}) {
+        const ChildResult r = gpucore_cli({"run", "vector_add", "--n", n, "--device", "cpu"});
+        EXPECT_EQ(r.exit_code, 3) << r.err;
+        EXPECT_NE(r.err.find("needs"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("host memory"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("available"), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("bad_alloc"), std::string::npos) << r.err;
+        EXPECT_EQ(r.out, "");
+    }
+}
+
+// ---- output that cannot be written ----------------------------------------------------------------
+
+// Runs the command with its standard output on /dev/full (every write fails with ENOSPC).
+ChildResult gpucore_cli_to_full_device(const std::vector<std::string>& args) {
+    std::vector<std::string> shell_args = {"-c", "exec \"$0\" \"$@\" >/dev/full", GPUCORE_CLI_PATH};
+    shell_args.insert(shell_args.end(), args.begin(), args.end());
+    return run_child("/bin/sh", shell_args, child_environment({{"GPU_BACKEND", "cpu"}}));
+}
+
+TEST(Output, AFullDeviceOnStandardOutputIsAnErrorForEveryCommand) {
+    std::FILE* full = std::fopen("/dev/full", "w");
+    if (full == nullptr) GTEST_SKIP() << "/dev/full is not available here";
+    std::fclose(full);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"info"}, {"info", "--json"}, {"run", "vector_add", "--n", "1000", "--repeat", "1"},
+          {"run", "reduce", "--n", "1000", "--repeat", "1", "--json"},
+          {"bench", "--quick", "--repeat", "1"}}) {
+        const ChildResult r = gpucore_cli_to_full_device(args);
+        EXPECT_EQ(r.exit_code, 4) << args.front() << ": " << r.err;
+        EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+    }
+}
+
+std::string read_file(const std::string& path) {
+    std::string text;
+    if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+        char buffer[4096];
+        std::size_t got = 0;
+        while ((got = std::fread(buffer, 1, sizeof buffer, f)) > 0) text.append(buffer, got);
+        std::fclose(f);
+    }
+    return text;
+}
+
+TEST(Output, AFailingBenchLeavesAnExistingJsonFileAsItWas) {
+    const std::string folder = testing::TempDir() + "gpucore_cli_test_keep/";
+    std::filesystem::remove_all(folder);
+    std::filesystem::create_directories(folder);
+    const std::string file = folder + "results.json";
+    const std::string previous = "{\"previous\": \"results\"}\n";
+    {
+        std::FILE* f = std::fopen(file.c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        std::fputs(previous.c_str(), f);
+        std::fclose(f);
+    }
+    const ChildResult r = gpucore_cli({"bench", "--quick", "--device", "nosuch", "--json", file});
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_EQ(read_file(file), previous);
+    std::size_t entries = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+        ++entries;
+        EXPECT_EQ(entry.path().filename(), "results.json") << "a temporary file was left behind";
+    }
+    EXPECT_EQ(entries, 1u);
+    std::filesystem::remove_all(folder);
+}
+
+// A plugin folder and file whose names are not UTF-8: `info --json` must still print valid JSON,
+// with the invalid bytes replaced by U+FFFD.
+TEST(Output, JsonStaysValidWhenAPathIsNotUtf8) {
+    const std::filesystem::path folder =
+        std::filesystem::path(GPUCORE_FAULTY_PLUGIN_DIR).parent_path() / "not-utf8-\xff\xfe";
+    std::filesystem::remove_all(folder);
+    std::filesystem::create_directories(folder);
+    std::filesystem::permissions(folder, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                                             std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                                             std::filesystem::perms::others_exec);
+    const std::filesystem::path file = folder / "plugin-\xc3\x28.so";
+    {
+        std::FILE* f = std::fopen(file.c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        std::fputs("not an ELF file", f);
+        std::fclose(f);
+    }
+    const ChildResult r = run_child(GPUCORE_CLI_PATH, {"info", "--json"},
+                                    child_environment({{"GPUCORE_PLUGIN_PATH", folder.string()}}));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const json j = parse_stdout(r);
+    ASSERT_TRUE(j.is_object()) << r.out;
+    bool replaced = false;
+    for (const json& c : j.at("plugin_candidates")) {
+        const std::string path = c.at("path");
+        replaced = replaced || path.find("not-utf8-\xef\xbf\xbd\xef\xbf\xbd") != std::string::npos;
+    }
+    EXPECT_TRUE(replaced) << r.out;
+    std::filesystem::remove_all(folder);
 }
 
 // ---- bench ----------------------------------------------------------------------------------------
@@ -466,6 +578,20 @@ TEST(ExampleErrors, UnknownBackendFailsLoudly) {
                                     child_environment({{"GPU_BACKEND", "nosuch"}}));
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.err.find("nosuch"), std::string::npos) << r.err;
+}
+
+TEST(ExampleErrors, NegativeOrOverflowingCountsAreRefusedNotWrapped) {
+    const ExamplePath* overlap = nullptr;
+    for (const ExamplePath& e : example_paths)
+        if (std::string(e.name) == "streams_overlap") overlap = &e;
+    if (overlap == nullptr) GTEST_SKIP() << "streams_overlap is not built";
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"-1"}, {"4", "-8"}, {"4", "8", "99999999999999999999999"}, {"4x"}}) {
+        const ChildResult r = run_child(overlap->path, args, child_environment({{"GPU_BACKEND", "cpu"}}));
+        EXPECT_NE(r.exit_code, 0) << args.back();
+        EXPECT_NE(r.err.find("is not a count"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("usage:"), std::string::npos) << r.err;
+    }
 }
 
 } // namespace

@@ -147,6 +147,65 @@ TEST(FailingPlugin, DeviceLostMidStreamIsADeviceErrorEverywhereWhileCpuKeepsWork
     EXPECT_TRUE(listed);
 }
 
+// The "deferred" plugin: a vector_add of 7 elements is accepted and fails later, on its stream only.
+// Its failure must reach that stream's next synchronize, whatever else happens on the device first.
+constexpr std::size_t kDeferredFailingLength = 7;
+
+void enqueue_deferred_failure(Stream& stream) {
+    const Device& device = stream.device();
+    Buffer<float> a(device, kDeferredFailingLength), c(device, kDeferredFailingLength);
+    vector_add(stream, a, a, c); // accepted; its "kernel" fails while it runs
+    // Leaving the scope destroys a and c: ~Buffer waits for the device's streams, this one too.
+}
+
+void expect_failure_reported_once(Stream& stream) {
+    const Error e = expect_error([&] { stream.synchronize(); }, ErrorCode::device_error, "Stream::synchronize");
+    EXPECT_THAT(e.cause(), HasSubstr("kernel faulted"));
+    EXPECT_EQ(e.backend(), "deferred");
+    EXPECT_NO_THROW(stream.synchronize()) << "the failure must be reported once, not again";
+}
+
+TEST(DeferredFailure, DestroyingBuffersLeavesTheFailureToItsStream) {
+    const Device device = select_device("deferred");
+    Stream failing(device);
+    Stream bystander(device);
+    enqueue_deferred_failure(failing);
+    {
+        Buffer<float> other(device, 1000); // destroyed while the failure is pending
+    }
+    bystander.synchronize(); // another stream's synchronize is not the failing stream's
+    expect_failure_reported_once(failing);
+}
+
+TEST(DeferredFailure, ABlockingReduceOnAnotherThreadLeavesTheFailureToItsStream) {
+    const Device device = select_device("deferred");
+    Stream failing(device);
+    enqueue_deferred_failure(failing);
+    std::mt19937_64 rng(5);
+    const std::size_t n = 1001;
+    const auto values = exact_inputs<float>(rng, n, ReduceOp::sum);
+    float got = 0.0f;
+    std::thread other_thread([&] {
+        Stream other(device);
+        Buffer<float> in(device, n);
+        in.copy_from_host(values);
+        got = reduce(other, in, ReduceOp::sum); // makes and destroys a temporary buffer
+    });
+    other_thread.join();
+    EXPECT_EQ(got, reference_reduce(values.data(), n, ReduceOp::sum));
+    expect_failure_reported_once(failing);
+}
+
+TEST(DeferredFailure, EachStreamReceivesItsOwnFailureOnly) {
+    const Device device = select_device("deferred");
+    Stream first(device), second(device), clean(device);
+    enqueue_deferred_failure(first);
+    enqueue_deferred_failure(second);
+    EXPECT_NO_THROW(clean.synchronize());
+    expect_failure_reported_once(second);
+    expect_failure_reported_once(first);
+}
+
 // The loader fixtures (tests/loader) whose entry returns NULL and whose init fails sit on the plugin
 // path of this process; their neighbours load and work, from several threads at once, while other
 // threads keep asking for the broken backends by name.

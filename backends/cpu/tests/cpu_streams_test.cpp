@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "allocation_failure.hpp"
 #include "cpu_test_support.hpp"
 
 namespace gpucore::cpu::test {
@@ -129,6 +130,31 @@ TEST(CpuStream, ReportsBadAllocAsOutOfMemory) {
     stream.queue().enqueue([] { throw std::bad_alloc(); });
     gpucore_message msg{};
     EXPECT_EQ(table().stream_synchronize(stream.get(), &msg), GPUCORE_ERROR_OUT_OF_MEMORY);
+}
+
+// Memory stays exhausted on the worker while it handles the failure: the cause must still be
+// reported, naming the operation, without allocating.
+TEST(CpuStream, ATaskOutOfMemoryReportsItsOperationAndCause) {
+    TableStream stream;
+    const std::size_t rows = 3, cols = std::size_t{1} << 20; // long rows: reduce_rows allocates partials
+    DeviceArray<float> in(rows * cols), out(rows);
+    stream.queue().enqueue([] { fail_allocations_on_this_thread(true); });
+    gpucore_message msg{};
+    ASSERT_EQ(table().reduce_rows(GPUCORE_DTYPE_F32, GPUCORE_REDUCE_SUM, in.data(), rows, cols, out.data(),
+                                  stream.get(), &msg),
+              GPUCORE_OK)
+        << msg.text;
+    stream.queue().enqueue([] { fail_allocations_on_this_thread(false); });
+    EXPECT_EQ(table().stream_synchronize(stream.get(), &msg), GPUCORE_ERROR_OUT_OF_MEMORY);
+    EXPECT_NE(std::string(msg.text).find("reduce_rows: out of memory"), std::string::npos) << msg.text;
+}
+
+TEST(CpuStream, ATaskFailureNamesItsOperation) {
+    TableStream stream;
+    stream.queue().enqueue([] { throw std::runtime_error("broken"); }, "vector_add");
+    gpucore_message msg{};
+    EXPECT_EQ(table().stream_synchronize(stream.get(), &msg), GPUCORE_ERROR_PLUGIN);
+    EXPECT_STREQ(msg.text, "queued work failed: vector_add: internal error: broken");
 }
 
 TEST(CpuStream, DestroyRunsThePendingWorkFirst) {

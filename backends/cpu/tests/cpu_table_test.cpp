@@ -1,5 +1,4 @@
 // The CPU backend's table itself: header, device description, memory, argument validation.
-#include <omp.h>
 #include <sys/utsname.h>
 
 #include <cstdint>
@@ -7,6 +6,7 @@
 #include <string>
 
 #include "cpu_test_support.hpp"
+#include "cpu_thread_pool.hpp"
 
 namespace gpucore::cpu::test {
 namespace {
@@ -48,7 +48,7 @@ TEST(CpuTable, HasOneDeviceDescribingTheHost) {
     ASSERT_EQ(uname(&system), 0);
     EXPECT_STREQ(props.architecture, system.machine);
     EXPECT_GT(props.total_memory_bytes, 0u);
-    EXPECT_EQ(props.compute_units, static_cast<std::uint32_t>(omp_get_max_threads()));
+    EXPECT_EQ(props.compute_units, static_cast<std::uint32_t>(max_threads()));
     EXPECT_EQ(props.warp_size, 1u);
     EXPECT_EQ(props.peak_memory_bandwidth_gbps, 0.0);
     EXPECT_EQ(props.supports_pinned_host, 1u);

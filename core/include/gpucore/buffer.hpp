@@ -18,7 +18,8 @@ namespace gpucore {
 namespace detail {
 
 // Untyped RAII allocation; Buffer<T> is a typed view over one. Freed (after the device finished
-// using it: the core synchronizes the device's streams it knows of) when destroyed.
+// using it: the core synchronizes the device's streams it knows of) when destroyed. One inherited
+// from the parent by a fork() child is an Error to use there, and is not freed there.
 class GPUCORE_API Allocation {
 public:
     Allocation() = default;
@@ -34,6 +35,8 @@ public:
     std::size_t bytes() const noexcept { return bytes_; }
     void* data() const noexcept { return ptr_; }
     bool valid() const noexcept { return device_.valid(); }
+    // The process generation it was allocated in (see process_fork.hpp in the core's sources).
+    unsigned generation() const noexcept { return generation_; }
 
 private:
     void release() noexcept;
@@ -41,6 +44,7 @@ private:
     MemoryKind kind_ = MemoryKind::device;
     std::size_t bytes_ = 0;
     void* ptr_ = nullptr; // null for zero-byte allocations
+    unsigned generation_ = 0;
 };
 
 // Untyped transfers behind Buffer<T>. `op` names the public call for error messages.
@@ -67,6 +71,19 @@ public:
     Buffer(const Device& device, std::size_t count, MemoryKind kind = MemoryKind::device)
         : alloc_(device, kind, detail::checked_allocation_bytes(count, sizeof(T), device)),
           count_(count) {}
+    // A moved-from Buffer is a null buffer: size() 0, valid() false.
+    Buffer(Buffer&& other) noexcept
+        : alloc_(std::move(other.alloc_)), count_(std::exchange(other.count_, 0)) {}
+    Buffer& operator=(Buffer&& other) noexcept {
+        if (this != &other) {
+            alloc_ = std::move(other.alloc_);
+            count_ = std::exchange(other.count_, 0);
+        }
+        return *this;
+    }
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    ~Buffer() = default;
 
     bool valid() const noexcept { return alloc_.valid(); }
     std::size_t size() const noexcept { return count_; }

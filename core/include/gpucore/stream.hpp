@@ -4,7 +4,8 @@
 // some order consistent with each thread's own order. synchronize()/query() may be called from any
 // thread. Event::record on one thread racing with synchronize/query on another is allowed (the
 // waiter sees either record). Moving or destroying an object while another thread uses it is not.
-// Destroying a Stream waits for its pending work first.
+// Destroying a Stream waits for its pending work first. After fork(), a child process creates and
+// uses its own Streams and Events; one inherited from the parent is an Error there.
 #pragma once
 
 #include "gpucore/device.hpp"
@@ -38,6 +39,7 @@ private:
     void release() noexcept;
     Device device_;
     void* handle_ = nullptr; // the backend's gpucore_stream
+    unsigned generation_ = 0; // the process that created it (see docs/thread_safety.md, fork)
 };
 
 class GPUCORE_API Event {
@@ -64,6 +66,7 @@ private:
     void release() noexcept;
     Device device_;
     void* handle_ = nullptr; // the backend's gpucore_event
+    unsigned generation_ = 0; // the process that created it (see docs/thread_safety.md, fork)
 };
 
 // Milliseconds between two completed records on the same device (end - start).

@@ -1,0 +1,62 @@
+#include "memory_check.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "exit_codes.hpp"
+
+namespace gpucore::cli {
+
+namespace {
+
+std::string bytes_text(double bytes) {
+    const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int unit = 0;
+    while (bytes >= 1024.0 && unit < 6) {
+        bytes /= 1024.0;
+        ++unit;
+    }
+    char text[48];
+    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, units[unit]);
+    return text;
+}
+
+} // namespace
+
+std::uint64_t available_host_memory() {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string line;
+    while (std::getline(meminfo, line)) {
+        std::istringstream fields(line);
+        std::string key;
+        std::uint64_t kib = 0;
+        if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+    }
+    const long pages = sysconf(_SC_AVPHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page_size > 0) return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
+    return 0;
+}
+
+void require_memory(const Device& device, const std::string& what, double device_bytes, double host_bytes) {
+    const bool device_is_host = device.backend_name() == "cpu";
+    const double total = static_cast<double>(device.properties().total_memory_bytes);
+    if (!device_is_host && total > 0 && device_bytes > total) {
+        throw ResourceError(what + " needs " + bytes_text(device_bytes) + " of device memory, but " +
+                            device.to_string() + " has " + bytes_text(total) + " in all");
+    }
+    const double host_needed = host_bytes + (device_is_host ? device_bytes : 0.0);
+    const std::uint64_t available = available_host_memory();
+    if (available > 0 && host_needed > static_cast<double>(available)) {
+        throw ResourceError(what + " needs " + bytes_text(host_needed) + " of host memory" +
+                            (device_is_host ? " (the cpu backend's buffers plus the host reference)"
+                                            : " (inputs and reference kept on the host)") +
+                            ", but only " + bytes_text(static_cast<double>(available)) +
+                            " is available (MemAvailable); use a smaller --n, --rows or --cols");
+    }
+}
+
+} // namespace gpucore::cli

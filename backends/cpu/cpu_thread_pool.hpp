@@ -1,0 +1,32 @@
+// The CPU backend's own threads for its parallel kernels, shared by every stream.
+//
+// The kernels used OpenMP teams before; libgomp prints a message and calls exit(1) when it cannot
+// start a thread (RLIMIT_NPROC, cgroup pids.max, memory), and a library must never end its host
+// process. This pool starts its threads with std::thread, whose failure is an exception it handles:
+// the calling thread always takes part in its own job, so a job completes with however many
+// threads exist, down to the caller alone. Threads that cannot be started now are tried again later.
+//
+// After fork() the child has none of the parent's pool threads: a child handler resets the pool,
+// which then starts its threads afresh on first use.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace gpucore::cpu {
+
+// The most threads a job may use (the pool's workers plus the caller): the CPUs this process may
+// run on (sched_getaffinity), or OMP_NUM_THREADS when set to a positive number, or the value a
+// test set with set_max_threads. At least 1. Thread-safe.
+int max_threads() noexcept;
+// Overrides max_threads() (0 restores the default); for tests of results across thread counts.
+void set_max_threads(int threads) noexcept;
+
+// Calls body(begin, end) over [0, count) in grabs of `grain` items, handed out dynamically to up to
+// `threads` threads: the caller and pool workers that are free. Returns when every item is done.
+// An exception thrown by body stops the handing out and is rethrown here, once all threads have
+// left the job. Thread-safe: several streams' workers may run jobs at once.
+void parallel_for(std::size_t count, std::size_t grain, int threads,
+                  const std::function<void(std::size_t, std::size_t)>& body);
+
+} // namespace gpucore::cpu
