@@ -151,6 +151,11 @@ public:
 
 private:
     void prepare(const std::function<void()>& body, const BlockLaunch& launch, unsigned n);
+    // Queues thread i; called in ascending order of i, it keeps this block's order.
+    void make_ready(unsigned i) {
+        if (descending_) ready_.push_front(i);
+        else ready_.push_back(i);
+    }
     void resume(GpuThread& t);
     void thread_exited(GpuThread& t);
     void shuffle_arrived(GpuThread& t);
@@ -171,6 +176,7 @@ private:
     unsigned barrier_arrivals_ = 0;
     std::string fault_;
     std::string block_name_;
+    bool descending_ = false; // this block resumes its threads from the highest index down
 };
 
 // ---- switches -------------------------------------------------------------------------------------
@@ -255,6 +261,13 @@ void BlockRunner::prepare(const std::function<void()>& body, const BlockLaunch& 
     const unsigned bx = launch.block_dim.x;
     const unsigned by = launch.block_dim.y;
     const auto width = static_cast<unsigned>(GPUCORE_SIMT_WARP_SIZE);
+    // Even blocks run their threads in ascending order, odd blocks in descending order: a read
+    // of another thread's write that lacks a barrier in between sees the old value in one of the
+    // two, whichever thread is the lower.
+    const std::size_t linear_block =
+        launch.block_idx.x + static_cast<std::size_t>(launch.grid_dim.x) *
+                                 (launch.block_idx.y + static_cast<std::size_t>(launch.grid_dim.y) * launch.block_idx.z);
+    descending_ = linear_block % 2 == 1;
     ready_.clear();
     for (unsigned i = 0; i < n; ++i) {
         GpuThread& t = threads_[i];
@@ -270,7 +283,7 @@ void BlockRunner::prepare(const std::function<void()>& body, const BlockLaunch& 
         t.runner = this;
         t.stack = &stacks_[i];
         t.tsan_fiber = tsan_fibers_[i];
-        ready_.push_back(i);
+        make_ready(i);
     }
     const unsigned warps = (n + width - 1) / width;
     warp_arrivals_.assign(warps, 0);
@@ -380,7 +393,7 @@ void BlockRunner::exchange(unsigned warp) {
     }
     for (unsigned l = 0; l < width; ++l) {
         lanes[l].wait = Wait::running;
-        ready_.push_back(warp * width + l);
+        make_ready(warp * width + l);
     }
     warp_arrivals_[warp] = 0;
 }
@@ -409,7 +422,7 @@ void BlockRunner::release_barrier() {
     }
     for (unsigned i = 0; i < threads_in_block_; ++i) {
         threads_[i].wait = Wait::running;
-        ready_.push_back(i);
+        make_ready(i);
     }
     barrier_arrivals_ = 0;
 }

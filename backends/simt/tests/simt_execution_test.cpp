@@ -78,6 +78,17 @@ __global__ void shared_is_per_block_kernel(unsigned* wrong) {
     __syncthreads();
 }
 
+// The same exchange through __shared__ without the barrier: a race that the scheduler's order
+// exposes (ascending in even blocks, descending in odd ones).
+// `salt` differs per launch: __shared__ is not cleared between blocks (nor on a GPU), so values
+// left by an earlier launch must not pass for this one's.
+__global__ void missing_barrier_kernel(unsigned* wrong, unsigned salt) {
+    __shared__ unsigned slots[256];
+    slots[threadIdx.x] = salt + blockIdx.x * 1000u + threadIdx.x;
+    const unsigned mirror = blockDim.x - 1 - threadIdx.x;
+    if (slots[mirror] != salt + blockIdx.x * 1000u + mirror) atomicAdd(wrong, 1u);
+}
+
 // The last-block pattern: partials, fence, ticket; the last block sums the partials.
 __global__ void last_block_sum_kernel(unsigned* partials, unsigned* ticket, unsigned* out) {
     __shared__ bool is_last;
@@ -260,6 +271,19 @@ TEST_F(SimtExecution, SharedMemoryIsPerBlock) {
     launch_kernel(shared_is_per_block_kernel, 200, 256, 0, stream_, wrong.data);
     ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
     EXPECT_EQ(*wrong.data, 0u);
+}
+
+TEST_F(SimtExecution, MissingBarrierIsVisibleInEveryBlock) {
+    DeviceArray<unsigned> wrong(1);
+    unsigned salt = 0;
+    for (unsigned blocks : {1u, 2u, 9u}) {
+        *wrong.data = 0;
+        salt += 1000000u;
+        launch_kernel(missing_barrier_kernel, blocks, 256, 0, stream_, wrong.data, salt);
+        ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess);
+        // Half of every block reads a slot its mirror thread has not written yet.
+        EXPECT_EQ(*wrong.data, blocks * 128) << blocks << " blocks";
+    }
 }
 
 TEST_F(SimtExecution, AtomicsAndFencesMakeTheLastBlockExact) {
