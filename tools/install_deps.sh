@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libboost1.81-dev            # Boost.DLL (1.74 lacks import_symbol)
+  libboost-context1.81-dev    # Boost.Context: fibers of the test-only simt plugins (wave64/wave32)
   libspdlog-dev libfmt-dev    # logging
   libcli11-dev nlohmann-json3-dev  # the gpucore command
   libgtest-dev libgmock-dev googletest libbenchmark-dev

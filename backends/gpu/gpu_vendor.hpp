@@ -1,8 +1,10 @@
 // The ONE place where CUDA and HIP differ. Everything else in backends/gpu is written once against
 // the neutral names below (gpuMalloc, gpuStream_t, kWarpSize, shfl_xor, ...).
 //
-// Vendor choice: HIP when the build defines GPUCORE_GPU_VENDOR_HIP (backends/hip does) or the
-// compiler targets AMD (__HIP_PLATFORM_AMD__); CUDA otherwise.
+// Vendor choice: the CPU execution ("simt", backends/simt: test-only plugins that run these kernels
+// on the CPU with 64- or 32-lane warps) when the build defines GPUCORE_GPU_VENDOR_SIMT; HIP when it
+// defines GPUCORE_GPU_VENDOR_HIP (backends/hip does) or the compiler targets AMD
+// (__HIP_PLATFORM_AMD__); CUDA otherwise.
 //
 // What differs, and why it lives here:
 //  - runtime API names (cudaMalloc vs hipMalloc, ...), mapped by macros so overloads still resolve;
@@ -11,13 +13,23 @@
 //  - the warp (wavefront) width: 32 on NVIDIA, 64 on gfx9 CDNA, 32 on gfx10+ RDNA (wave32 default);
 //  - the lane-mask type (64-bit on HIP) and the shuffle intrinsics (CUDA's *_sync forms take the
 //    mask of participating lanes; HIP's take none);
-//  - the bulk tensor copy engine (Hopper's TMA): CUDA only, GPUCORE_GPU_HAS_BULK_TENSOR_COPY.
+//  - the bulk tensor copy engine (Hopper's TMA): CUDA only, GPUCORE_GPU_HAS_BULK_TENSOR_COPY;
+//  - how a kernel is launched: launch_kernel() below, the one place with <<<>>>.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <type_traits>
+#include <utility>
 
-#if defined(GPUCORE_GPU_VENDOR_HIP) || defined(__HIP_PLATFORM_AMD__)
+#if defined(GPUCORE_GPU_VENDOR_SIMT)
+#define GPUCORE_GPU_IS_SIMT 1
+#define GPUCORE_GPU_IS_HIP 0
+#include "simt_runtime.hpp"
+#elif defined(GPUCORE_GPU_VENDOR_HIP) || defined(__HIP_PLATFORM_AMD__)
+#define GPUCORE_GPU_IS_SIMT 0
 #define GPUCORE_GPU_IS_HIP 1
 #if !defined(__HIP_PLATFORM_AMD__)
 #define __HIP_PLATFORM_AMD__ 1
@@ -27,6 +39,7 @@
 #include <hip/hip_runtime.h>
 #endif
 #else
+#define GPUCORE_GPU_IS_SIMT 0
 #define GPUCORE_GPU_IS_HIP 0
 #include <cuda.h> // CUtensorMap and its enums (types only: the plugin never links the driver API)
 #include <cuda_runtime_api.h>
@@ -36,7 +49,67 @@
 // ---- runtime API names ---------------------------------------------------------------------------
 #define GPUCORE_GPU_STR_(x) #x
 #define GPUCORE_GPU_STR(x) GPUCORE_GPU_STR_(x)
-#if GPUCORE_GPU_IS_HIP
+#if GPUCORE_GPU_IS_SIMT
+// Backend names start with "test-": the core never picks such a backend for GPU_BACKEND=auto.
+#define GPUCORE_GPU_BACKEND_NAME "test-wave" GPUCORE_GPU_STR(GPUCORE_SIMT_WARP_SIZE)
+#define GPUCORE_GPU_API_PREFIX "simt" // what "gpu" in gpuMalloc(...) stands for, in messages
+#define GPUCORE_GPU_VENDOR_NAME "gpucore simt (CPU execution, test only)"
+#define GPUCORE_GPU_RUNTIME_NAME "simt runtime"
+#define GPUCORE_GPU_RUNTIME_VERSION_TEXT "wave" GPUCORE_GPU_STR(GPUCORE_SIMT_WARP_SIZE)
+using gpuError_t = simtError_t;
+using gpuStream_t = simtStream_t;
+using gpuEvent_t = simtEvent_t;
+using gpuDeviceProp_t = simtDeviceProp;
+using gpuDeviceAttr_t = simtDeviceAttr;
+#define gpuSuccess simtSuccess
+#define gpuErrorNotReady simtErrorNotReady
+#define gpuErrorMemoryAllocation simtErrorMemoryAllocation
+#define gpuGetErrorName simtGetErrorName
+#define gpuGetErrorString simtGetErrorString
+#define gpuGetLastError simtGetLastError
+#define gpuRuntimeGetVersion simtRuntimeGetVersion
+#define gpuDriverGetVersion simtDriverGetVersion
+#define gpuGetDeviceCount simtGetDeviceCount
+#define gpuGetDevice simtGetDevice
+#define gpuSetDevice simtSetDevice
+#define gpuGetDeviceProperties simtGetDeviceProperties
+#define gpuDeviceGetAttribute simtDeviceGetAttribute
+#define gpuDevAttrMultiProcessorCount simtDevAttrMultiProcessorCount
+#define gpuDevAttrWarpSize simtDevAttrWarpSize
+#define gpuDevAttrL2CacheSize simtDevAttrL2CacheSize
+#define gpuDevAttrMemoryClockRate simtDevAttrMemoryClockRate
+#define gpuDevAttrGlobalMemoryBusWidth simtDevAttrGlobalMemoryBusWidth
+#define gpuDevAttrManagedMemory simtDevAttrManagedMemory
+#define gpuDevAttrMaxThreadsPerMultiProcessor simtDevAttrMaxThreadsPerMultiProcessor
+#define gpuOccupancyMaxActiveBlocksPerMultiprocessor simtOccupancyMaxActiveBlocksPerMultiprocessor
+using gpuFuncAttributes = simtFuncAttributes;
+#define gpuFuncGetAttributes simtFuncGetAttributes
+#define gpuFuncSetAttribute simtFuncSetAttribute
+#define gpuFuncAttributeMaxDynamicSharedMemorySize simtFuncAttributeMaxDynamicSharedMemorySize
+#define gpuMalloc simtMalloc
+#define gpuFree simtFree
+#define gpuMallocHost(ptr, bytes) simtMallocHost((ptr), (bytes))
+#define gpuFreeHost simtFreeHost
+#define gpuMallocManaged simtMallocManaged
+#define gpuMemAttachGlobal simtMemAttachGlobal
+#define gpuMemGetInfo simtMemGetInfo
+#define gpuMemcpyAsync simtMemcpyAsync
+#define gpuMemcpyDefault simtMemcpyDefault
+#define gpuMemset simtMemset
+#define gpuMemsetAsync simtMemsetAsync
+#define gpuStreamCreateWithFlags simtStreamCreateWithFlags
+#define gpuStreamNonBlocking simtStreamNonBlocking
+#define gpuStreamDestroy simtStreamDestroy
+#define gpuStreamSynchronize simtStreamSynchronize
+#define gpuStreamQuery simtStreamQuery
+#define gpuStreamWaitEvent simtStreamWaitEvent
+#define gpuEventCreate simtEventCreate
+#define gpuEventDestroy simtEventDestroy
+#define gpuEventRecord simtEventRecord
+#define gpuEventSynchronize simtEventSynchronize
+#define gpuEventQuery simtEventQuery
+#define gpuEventElapsedTime simtEventElapsedTime
+#elif GPUCORE_GPU_IS_HIP
 #define GPUCORE_GPU_BACKEND_NAME "hip"
 #define GPUCORE_GPU_API_PREFIX "hip" // what "gpu" in gpuMalloc(...) stands for, in messages
 #define GPUCORE_GPU_VENDOR_NAME "AMD"
@@ -162,7 +235,9 @@ namespace gpucore::gpu {
 // Errors after which the device context is lost: every later call fails the same way, so the
 // plugin marks the device unusable instead of pretending the next call may work.
 inline bool is_sticky_error(gpuError_t err) noexcept {
-#if GPUCORE_GPU_IS_HIP
+#if GPUCORE_GPU_IS_SIMT
+    return err == simtErrorLaunchFailure;
+#elif GPUCORE_GPU_IS_HIP
     return err == hipErrorIllegalAddress || err == hipErrorLaunchFailure ||
            err == hipErrorAssert || err == hipErrorLaunchTimeOut ||
            err == hipErrorECCNotCorrectable;
@@ -179,7 +254,9 @@ inline bool is_sticky_error(gpuError_t err) noexcept {
 // Errors that mean "this machine has no usable GPU of this vendor" (driver missing or too old,
 // no device): the plugin then reports 0 devices with the reason instead of failing.
 inline bool is_no_device_error(gpuError_t err) noexcept {
-#if GPUCORE_GPU_IS_HIP
+#if GPUCORE_GPU_IS_SIMT
+    return err == simtErrorNoDevice;
+#elif GPUCORE_GPU_IS_HIP
     return err == hipErrorNoDevice || err == hipErrorInsufficientDriver;
 #else
     return err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
@@ -189,7 +266,10 @@ inline bool is_no_device_error(gpuError_t err) noexcept {
 
 // The architecture string users see: "sm_90" on NVIDIA, "gfx90a:sramecc+:xnack-" on AMD.
 inline void format_architecture(const gpuDeviceProp_t& props, char* out, std::size_t capacity) {
-#if GPUCORE_GPU_IS_HIP
+#if GPUCORE_GPU_IS_SIMT
+    (void)props;
+    std::snprintf(out, capacity, "simt-wave%d", GPUCORE_SIMT_WARP_SIZE);
+#elif GPUCORE_GPU_IS_HIP
     // The precision bounds the copy (gcnArchName holds 256 bytes): truncation is intended.
     std::snprintf(out, capacity, "%.*s", static_cast<int>(capacity > 0 ? capacity - 1 : 0),
                   props.gcnArchName);
@@ -204,7 +284,7 @@ inline void format_architecture(const gpuDeviceProp_t& props, char* out, std::si
 // rows must be 128 bytes). Encoding is host-only work. Returns false where the engine is missing
 // or the array does not qualify (row pitch a multiple of 16 bytes, base 16-byte aligned, extents
 // below 2^31): the caller then uses a kernel without it.
-#if GPUCORE_GPU_IS_HIP
+#if GPUCORE_GPU_IS_HIP || GPUCORE_GPU_IS_SIMT
 #define GPUCORE_GPU_HAS_BULK_TENSOR_COPY 0
 #define GPUCORE_GRID_CONSTANT
 struct alignas(64) BulkTensorMap {
@@ -253,15 +333,45 @@ inline bool encode_bulk_tensor_map(BulkTensorMap* map, const void* base, std::ui
 // (gpu_error.hpp), which throws a GpuError that the plugin's slot guard turns into a status.
 #define GPUCORE_GPU_CHECK(call) ::gpucore::gpu::check_call((call), #call, __FILE__, __LINE__)
 
-// ---- device-side differences (only in translation units compiled by nvcc / hipcc) ----------------
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#if !GPUCORE_GPU_IS_HIP
+// ---- device-side differences (only in translation units compiled by nvcc / hipcc, or for simt) ---
+#if defined(__CUDACC__) || defined(__HIPCC__) || GPUCORE_GPU_IS_SIMT
+#if !GPUCORE_GPU_IS_HIP && !GPUCORE_GPU_IS_SIMT
 #include <cuda/ptx>
 #include <nv/target>
 #endif
 namespace gpucore::gpu {
 
-#if GPUCORE_GPU_IS_HIP
+#if GPUCORE_GPU_IS_SIMT
+// The simt execution's warp width, fixed when the plugin is built (64 like CDNA, 32 like RDNA and
+// NVIDIA); the lane mask is as wide as the warp.
+inline constexpr int kWarpSize = GPUCORE_SIMT_WARP_SIZE;
+using lane_mask_t = std::conditional_t<kWarpSize == 64, std::uint64_t, std::uint32_t>;
+inline constexpr lane_mask_t kFullLaneMask = ~lane_mask_t{0};
+
+// Every lane of the warp must call this; it waits for this warp's lanes only.
+template <class T>
+inline T shfl_xor(T value, int lane_mask, int width, const char* file = __builtin_FILE(),
+                  int line = __builtin_LINE()) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= simt::kShuffleBytes,
+                  "shuffled values are raw bytes");
+    simt::warp_shuffle_xor(&value, sizeof(T), lane_mask, width, file, line);
+    return value;
+}
+
+inline uint4 load_readonly_16(const void* p) {
+    uint4 v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// Load of a value another block wrote (and fenced) during this kernel: read from memory, once.
+template <class T>
+inline T load_coherent(const T* p) {
+    return simt::load_relaxed(p);
+}
+
+inline void store_streaming_16(void* p, uint4 v) { std::memcpy(p, &v, sizeof v); }
+#elif GPUCORE_GPU_IS_HIP
 // Wavefront width of the target being compiled. The host pass has no target: it sees 64, the
 // largest width, and host code never derives launch shapes from it (it asks the device).
 // clang defines __AMDGCN_WAVEFRONT_SIZE per offload target (64 on gfx9, 32 on gfx10+ by default).
@@ -326,7 +436,7 @@ __device__ __forceinline__ void store_streaming_16(void* p, uint4 v) {
 // Declared for HIP too, never defined there: kernels using them are instantiated only when
 // GPUCORE_GPU_HAS_BULK_TENSOR_COPY. On CUDA targets below sm_90 the bodies trap; the launcher
 // runs such a kernel only where the device runs sm_90+ code (kernel_runs_arch, occupancy.hpp).
-#if GPUCORE_GPU_IS_HIP
+#if GPUCORE_GPU_IS_HIP || GPUCORE_GPU_IS_SIMT
 __device__ void bulk_barrier_init(std::uint64_t* barrier, std::uint32_t arrivals);
 __device__ bool bulk_barrier_try_wait(std::uint64_t* barrier, std::uint32_t parity);
 __device__ void bulk_load_2d(void* smem, const BulkTensorMap* map, int x, int y,
@@ -381,6 +491,23 @@ __device__ __forceinline__ void fence_shared_for_bulk_copy() {
 }
 #undef GPUCORE_SM90_OR_TRAP
 #endif
+
+// The one kernel launch of all three vendors: kernel<<<grid, block, shared_bytes, stream>>>(args),
+// with the arguments converted to the kernel's parameter types as <<<>>> converts them. Check
+// last_launch_error() afterwards, as after <<<>>>.
+template <class T>
+struct LaunchParameter {
+    using type = T;
+};
+template <class... Params>
+inline void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes,
+                          gpuStream_t stream, typename LaunchParameter<Params>::type... args) {
+#if GPUCORE_GPU_IS_SIMT
+    (void)simt::launch_kernel(kernel, grid, block, shared_bytes, stream, std::move(args)...);
+#else
+    kernel<<<grid, block, shared_bytes, stream>>>(args...);
+#endif
+}
 
 } // namespace gpucore::gpu
 #endif

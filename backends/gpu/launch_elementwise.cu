@@ -30,8 +30,8 @@ void fill_words(void* dst, const void* value, std::size_t count, const LaunchCon
     std::memcpy(&word, value, sizeof(Word));
     const unsigned int grid = grid_for(static_cast<std::size_t>(Policy::kThreads) * Pack<Word>::kCount,
                                        count, ctx.device, Policy::kBlocksPerSmCap);
-    fill_kernel<Word, Policy::kThreads>
-        <<<grid, Policy::kThreads, 0, ctx.stream>>>(static_cast<Word*>(dst), word, count);
+    launch_kernel(fill_kernel<Word, Policy::kThreads>, grid, Policy::kThreads, 0, ctx.stream,
+                  static_cast<Word*>(dst), word, count);
     GPUCORE_GPU_CHECK(last_launch_error());
 }
 
@@ -57,11 +57,11 @@ void launch_vector_add(gpucore_dtype dtype, const void* a, const void* b, void* 
         const T* tb = static_cast<const T*>(b);
         T* tc = static_cast<T*>(c);
         if (packed) {
-            vector_add_kernel<T, Policy::kThreads, Policy::kPacksPerThread, true>
-                <<<grid, Policy::kThreads, 0, ctx.stream>>>(ta, tb, tc, n);
+            launch_kernel(vector_add_kernel<T, Policy::kThreads, Policy::kPacksPerThread, true>,
+                          grid, Policy::kThreads, 0, ctx.stream, ta, tb, tc, n);
         } else {
-            vector_add_kernel<T, Policy::kThreads, Policy::kPacksPerThread, false>
-                <<<grid, Policy::kThreads, 0, ctx.stream>>>(ta, tb, tc, n);
+            launch_kernel(vector_add_kernel<T, Policy::kThreads, Policy::kPacksPerThread, false>,
+                          grid, Policy::kThreads, 0, ctx.stream, ta, tb, tc, n);
         }
         GPUCORE_GPU_CHECK(last_launch_error());
     });

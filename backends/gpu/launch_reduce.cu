@@ -48,7 +48,7 @@ void launch_reduce(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, st
                              TuningPolicy::Scratch::kPartialSlots});
         }
         grid = std::max<std::size_t>(grid, 1); // n == 0 still writes the identity
-        kernel<<<static_cast<unsigned int>(grid), Policy::kThreads, 0, ctx.stream>>>(
+        launch_kernel(kernel, static_cast<unsigned int>(grid), Policy::kThreads, 0, ctx.stream,
                 static_cast<const T*>(in), n, static_cast<T*>(out),
                 static_cast<T*>(ctx.scratch.partials), ctx.scratch.tickets);
         GPUCORE_GPU_CHECK(last_launch_error());

@@ -36,16 +36,16 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
         const auto* typed_in = static_cast<const T*>(in);
         auto* partials = static_cast<T*>(ctx.scratch.partials);
         if (plan.split > 1) {
-            reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread, 1>
-                <<<grid, Policy::kBlockThreads, 0, ctx.stream>>>(typed_in, rows, cols, plan.split,
-                                                                 static_cast<T*>(out), partials,
-                                                                 ctx.scratch.tickets);
+            launch_kernel(
+                reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread, 1>,
+                grid, Policy::kBlockThreads, 0, ctx.stream, typed_in, rows, cols, plan.split,
+                static_cast<T*>(out), partials, ctx.scratch.tickets);
         } else {
-            reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::block_packs_per_thread<T>(),
-                                     Policy::kBlockMinBlocksPerSm>
-                <<<grid, Policy::kBlockThreads, 0, ctx.stream>>>(typed_in, rows, cols, 1,
-                                                                 static_cast<T*>(out), partials,
-                                                                 ctx.scratch.tickets);
+            launch_kernel(
+                reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::block_packs_per_thread<T>(),
+                                         Policy::kBlockMinBlocksPerSm>,
+                grid, Policy::kBlockThreads, 0, ctx.stream, typed_in, rows, cols, 1,
+                static_cast<T*>(out), partials, ctx.scratch.tickets);
         }
         GPUCORE_GPU_CHECK(last_launch_error());
     });

@@ -16,9 +16,9 @@ bool launch_if_width(int width, const T* in, std::size_t rows, std::size_t cols,
                      unsigned int grid, gpuStream_t stream) {
     if constexpr (Width <= Policy::kSubWarpMaxWidth) {
         if (width == Width) {
-            reduce_rows_subwarp_kernel<T, Op, Width, Policy::kSubWarpThreads,
-                                       Policy::kSubWarpRowsInFlight>
-                <<<grid, Policy::kSubWarpThreads, 0, stream>>>(in, rows, cols, out);
+            launch_kernel(reduce_rows_subwarp_kernel<T, Op, Width, Policy::kSubWarpThreads,
+                                                     Policy::kSubWarpRowsInFlight>,
+                          grid, Policy::kSubWarpThreads, 0, stream, in, rows, cols, out);
             return true;
         }
         return launch_if_width<Width * 2, T, Op>(width, in, rows, cols, out, grid, stream);

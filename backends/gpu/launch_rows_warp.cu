@@ -12,9 +12,9 @@ void launch_rows_warp(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
     dispatch_reduce(dtype, op, [&](auto type, auto functor) {
         using T = typename decltype(type)::type;
         using Op = decltype(functor);
-        reduce_rows_warp_kernel<T, Op, Policy::kWarpRowThreads, Policy::kWarpRowPacksPerThread>
-            <<<static_cast<unsigned int>(plan.grid), Policy::kWarpRowThreads, 0, ctx.stream>>>(
-                static_cast<const T*>(in), rows, cols, static_cast<T*>(out));
+        launch_kernel(reduce_rows_warp_kernel<T, Op, Policy::kWarpRowThreads, Policy::kWarpRowPacksPerThread>,
+                      static_cast<unsigned int>(plan.grid), Policy::kWarpRowThreads, 0, ctx.stream,
+                      static_cast<const T*>(in), rows, cols, static_cast<T*>(out));
         GPUCORE_GPU_CHECK(last_launch_error());
     });
 }

@@ -45,8 +45,8 @@ bool transpose_with_bulk_copy(const void* in, void* out, std::size_t rows, std::
                                   ((rows + Policy::kBulkBoxRows - 1) / Policy::kBulkBoxRows);
         const std::size_t grid = std::min(
             tiles, resident_blocks_of<kernel, Policy::kBulkThreads, kShared>(ctx.device));
-        kernel<<<static_cast<unsigned int>(grid), Policy::kBulkThreads, kShared, ctx.stream>>>(
-            in_map, out_map, rows, cols);
+        launch_kernel(kernel, static_cast<unsigned int>(grid), Policy::kBulkThreads, kShared,
+                      ctx.stream, in_map, out_map, rows, cols);
         GPUCORE_GPU_CHECK(last_launch_error());
         return true;
     }
@@ -63,14 +63,14 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
     if (rows % kVec == 0 && cols % kVec == 0 && aligned(in) && aligned(out)) {
         if (transpose_with_bulk_copy<Word>(in, out, rows, cols, ctx)) return;
         const dim3 block(Policy::kVectorThreadsX, Policy::kVectorThreadsY);
-        transpose_vector_kernel<Word, Policy::kVectorThreadsX, Policy::kVectorThreadsY>
-            <<<tile_grid(rows, cols, Policy::kVectorThreadsX * kVec), block, 0, ctx.stream>>>(
-                static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols);
+        launch_kernel(transpose_vector_kernel<Word, Policy::kVectorThreadsX, Policy::kVectorThreadsY>,
+                      tile_grid(rows, cols, Policy::kVectorThreadsX * kVec), block, 0, ctx.stream,
+                      static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols);
     } else {
         const dim3 block(Policy::kTile, Policy::kBlockRows);
-        transpose_kernel<Word, Policy::kTile, Policy::kBlockRows>
-            <<<tile_grid(rows, cols, Policy::kTile), block, 0, ctx.stream>>>(
-                static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols);
+        launch_kernel(transpose_kernel<Word, Policy::kTile, Policy::kBlockRows>,
+                      tile_grid(rows, cols, Policy::kTile), block, 0, ctx.stream,
+                      static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols);
     }
     GPUCORE_GPU_CHECK(last_launch_error());
 }

@@ -43,6 +43,10 @@ std::string where_plugins_were_sought(const Runtime& runtime) {
     throw Error(ErrorCode::backend_unavailable, operation, backend, device, cause);
 }
 
+// Test-only backends (names starting with "test-", e.g. test-wave64, the GPU kernels executed on
+// the CPU) are selected by name only: auto never picks one, wherever its plugin was found.
+bool auto_may_pick(const Backend& backend) { return backend.name().rfind("test-", 0) != 0; }
+
 } // namespace
 
 BackendSelection parse_backend_selection(std::string_view text, const char* operation) {
@@ -76,7 +80,7 @@ Device select_device(const Runtime& runtime, std::string_view text, const char* 
 
     if (selection.automatic) {
         for (Backend* backend : runtime.backends()) {
-            if (backend->usable()) return Access::make_device(backend, 0);
+            if (backend->usable() && auto_may_pick(*backend)) return Access::make_device(backend, 0);
         }
         std::string why;
         for (const Backend* backend : runtime.backends()) {

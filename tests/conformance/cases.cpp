@@ -15,7 +15,7 @@ const std::vector<Shape>& transpose_shapes() {
     static const std::vector<Shape> shapes = {
         {0, 0},   {0, 17},    {17, 0},     {1, 1},     {1, 65537}, {65537, 1},
         {2, 3},   {31, 33},   {33, 31},    {32, 32},   {64, 64},   {65, 63},
-        {257, 129}, {1000, 1}, {5003, 3001}, {65536, 16}, {16, 65536}, {4, 1048576}};
+        {257, 129}, {1000, 1}, {301, 3001}, {5003, 3001}, {65536, 16}, {16, 65536}, {4, 1048576}};
     return shapes;
 }
 
@@ -23,9 +23,18 @@ const std::vector<Shape>& reduce_rows_shapes() {
     static const std::vector<Shape> shapes = {
         {0, 0},      {0, 33},     {33, 0},   {1, 1},      {1, 1000003}, {65537, 1},
         {31, 33},    {33, 31},    {64, 64},  {7, 4097},   {1000, 1023}, {2, 65537},
-        {5003, 3001}, {65536, 16}, {4, 1048576}};
+        {301, 3001}, {5003, 3001}, {65536, 16}, {4, 1048576}};
     return shapes;
 }
+
+namespace {
+
+// Whether `device` runs a case of `elements` elements (see kCpuExecutionMaxElements).
+bool runs(const gpucore::Device& device, std::size_t elements) {
+    return elements <= kCpuExecutionMaxElements || !is_cpu_execution_of_gpu_kernels(device);
+}
+
+} // namespace
 
 std::vector<DeviceCase> device_cases() {
     std::vector<DeviceCase> cases;
@@ -53,7 +62,8 @@ std::vector<SizeCase> size_cases(const std::vector<std::size_t>& sizes) {
     std::vector<SizeCase> cases;
     for (const auto& device : conformance_devices())
         for (auto dtype : kAllDtypes)
-            for (auto n : sizes) cases.push_back({device, dtype, n});
+            for (auto n : sizes)
+                if (runs(device, n)) cases.push_back({device, dtype, n});
     return cases;
 }
 
@@ -61,7 +71,8 @@ std::vector<ShapeCase> shape_cases(const std::vector<Shape>& shapes) {
     std::vector<ShapeCase> cases;
     for (const auto& device : conformance_devices())
         for (auto dtype : kAllDtypes)
-            for (auto shape : shapes) cases.push_back({device, dtype, shape});
+            for (auto shape : shapes)
+                if (runs(device, shape.rows * shape.cols)) cases.push_back({device, dtype, shape});
     return cases;
 }
 
@@ -70,7 +81,8 @@ std::vector<ReduceCase> reduce_cases(const std::vector<std::size_t>& sizes) {
     for (const auto& device : conformance_devices())
         for (auto dtype : kAllDtypes)
             for (auto op : kAllReduceOps)
-                for (auto n : sizes) cases.push_back({device, dtype, op, n});
+                for (auto n : sizes)
+                    if (runs(device, n)) cases.push_back({device, dtype, op, n});
     return cases;
 }
 
@@ -79,7 +91,8 @@ std::vector<ReduceRowsCase> reduce_rows_cases(const std::vector<Shape>& shapes) 
     for (const auto& device : conformance_devices())
         for (auto dtype : kAllDtypes)
             for (auto op : kAllReduceOps)
-                for (auto shape : shapes) cases.push_back({device, dtype, op, shape});
+                for (auto shape : shapes)
+                    if (runs(device, shape.rows * shape.cols)) cases.push_back({device, dtype, op, shape});
     return cases;
 }
 
@@ -94,7 +107,7 @@ std::vector<ReduceCase> nan_reduce_cases(const std::vector<std::size_t>& sizes) 
         for (auto dtype : kFloatDtypes)
             for (auto op : kOrderOps)
                 for (auto n : sizes)
-                    if (n > 0) cases.push_back({device, dtype, op, n});
+                    if (n > 0 && runs(device, n)) cases.push_back({device, dtype, op, n});
     return cases;
 }
 
@@ -104,7 +117,8 @@ std::vector<ReduceRowsCase> nan_reduce_rows_cases(const std::vector<Shape>& shap
         for (auto dtype : kFloatDtypes)
             for (auto op : kOrderOps)
                 for (auto shape : shapes)
-                    if (shape.rows > 0 && shape.cols > 0) cases.push_back({device, dtype, op, shape});
+                    if (shape.rows > 0 && shape.cols > 0 && runs(device, shape.rows * shape.cols))
+                        cases.push_back({device, dtype, op, shape});
     return cases;
 }
 

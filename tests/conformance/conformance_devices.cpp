@@ -31,6 +31,10 @@ const std::vector<gpucore::Device>& conformance_devices() { return device_list()
 
 const std::string& enumeration_error() { return device_list().error; }
 
+bool is_cpu_execution_of_gpu_kernels(const gpucore::Device& device) {
+    return device.backend_name().rfind("test-", 0) == 0;
+}
+
 std::string sanitize_test_name(std::string text) {
     for (char& c : text) {
         const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||

@@ -10,6 +10,7 @@
 
 #include "cases.hpp"
 #include "compare.hpp"
+#include "conformance_devices.hpp"
 #include "device_runs.hpp"
 #include "random_inputs.hpp"
 #include "reference.hpp"
@@ -22,8 +23,11 @@ using u32 = std::uint32_t;
 class StreamsEvents : public testing::TestWithParam<DeviceCase> {};
 
 // Large enough that a chain of ops takes visible time on every backend (milliseconds on a GPU,
-// tens of milliseconds on the CPU), so an ignored dependency would let a reader overtake.
-constexpr std::size_t kLongLength = std::size_t{1} << 23;
+// tens of milliseconds on the CPU), so an ignored dependency would let a reader overtake. The CPU
+// executions of GPU kernels take that long with an eighth of it.
+std::size_t long_length(const gpucore::Device& device) {
+    return conformance::is_cpu_execution_of_gpu_kernels(device) ? std::size_t{1} << 20 : std::size_t{1} << 23;
+}
 constexpr int kChainLength = 8;
 
 // x += ones, kChainLength times, on `stream`: afterwards every element is start + kChainLength.
@@ -66,7 +70,7 @@ TEST_P(StreamsEvents, QueryBecomesTrueWithoutSynchronize) {
     const gpucore::Device& device = GetParam().device;
     gpucore::Stream stream(device);
     EXPECT_TRUE(stream.query()) << "a new stream has no pending work";
-    gpucore::Buffer<u32> x(device, kLongLength), ones(device, kLongLength);
+    gpucore::Buffer<u32> x(device, long_length(device)), ones(device, long_length(device));
     x.fill_async(stream, 0u);
     ones.fill_async(stream, 1u);
     enqueue_long_chain(stream, x, ones);
@@ -76,16 +80,16 @@ TEST_P(StreamsEvents, QueryBecomesTrueWithoutSynchronize) {
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     // query() said done: a blocking read (not ordered with `stream`) must see the finished chain.
-    EXPECT_TRUE(elements_match(x.to_vector(), std::vector<u32>(kLongLength, u32{kChainLength}),
+    EXPECT_TRUE(elements_match(x.to_vector(), std::vector<u32>(long_length(device), u32{kChainLength}),
                                0xDEADBEEFu));
 }
 
 TEST_P(StreamsEvents, DestroyingStreamFinishesPendingWork) {
     const gpucore::Device& device = GetParam().device;
-    std::vector<u32> out(kLongLength, 0xDEADBEEFu);
+    std::vector<u32> out(long_length(device), 0xDEADBEEFu);
     {
         gpucore::Stream stream(device);
-        gpucore::Buffer<u32> x(device, kLongLength), ones(device, kLongLength);
+        gpucore::Buffer<u32> x(device, long_length(device)), ones(device, long_length(device));
         x.fill_async(stream, 5u);
         ones.fill_async(stream, 1u);
         enqueue_long_chain(stream, x, ones);
@@ -93,7 +97,7 @@ TEST_P(StreamsEvents, DestroyingStreamFinishesPendingWork) {
         // Buffers and stream leave scope with the work possibly pending: the stream's destructor
         // waits for it, and the buffers are freed only after the device is done with them.
     }
-    EXPECT_TRUE(elements_match(out, std::vector<u32>(kLongLength, 5u + kChainLength), 0xDEADBEEFu));
+    EXPECT_TRUE(elements_match(out, std::vector<u32>(long_length(device), 5u + kChainLength), 0xDEADBEEFu));
 }
 
 TEST_P(StreamsEvents, EventRecordSynchronizeQuery) {
@@ -101,7 +105,7 @@ TEST_P(StreamsEvents, EventRecordSynchronizeQuery) {
     gpucore::Event event(device);
     EXPECT_TRUE(event.query()) << "an event never recorded counts as complete";
     gpucore::Stream stream(device);
-    gpucore::Buffer<u32> x(device, kLongLength), ones(device, kLongLength);
+    gpucore::Buffer<u32> x(device, long_length(device)), ones(device, long_length(device));
     x.fill_async(stream, 0u);
     ones.fill_async(stream, 1u);
     enqueue_long_chain(stream, x, ones);
@@ -110,7 +114,7 @@ TEST_P(StreamsEvents, EventRecordSynchronizeQuery) {
     EXPECT_TRUE(event.query()) << "query after synchronize";
     // The event covered the chain: a blocking read (not ordered with `stream`) sees it complete.
     const std::vector<u32> got = x.to_vector();
-    EXPECT_TRUE(elements_match(got, std::vector<u32>(kLongLength, u32{kChainLength}), 0xDEADBEEFu));
+    EXPECT_TRUE(elements_match(got, std::vector<u32>(long_length(device), u32{kChainLength}), 0xDEADBEEFu));
     stream.synchronize();
 }
 
@@ -118,7 +122,7 @@ TEST_P(StreamsEvents, ElapsedTimesAreNonNegativeAndOrdered) {
     const gpucore::Device& device = GetParam().device;
     gpucore::Stream stream(device);
     gpucore::Event e0(device), e1(device), e2(device), unrecorded(device);
-    gpucore::Buffer<u32> x(device, kLongLength), ones(device, kLongLength);
+    gpucore::Buffer<u32> x(device, long_length(device)), ones(device, long_length(device));
     x.fill_async(stream, 0u);
     ones.fill_async(stream, 1u);
     e0.record(stream);
@@ -150,7 +154,7 @@ TEST_P(StreamsEvents, CrossStreamWaitSeesProducerOutput) {
     const gpucore::Device& device = GetParam().device;
     gpucore::Stream producer(device), consumer(device);
     gpucore::Event produced(device);
-    gpucore::Buffer<u32> x(device, kLongLength), ones(device, kLongLength);
+    gpucore::Buffer<u32> x(device, long_length(device)), ones(device, long_length(device));
     x.fill(0xDEADBEEFu);
     ones.fill(1u);
     x.fill_async(producer, 0u);
@@ -160,7 +164,7 @@ TEST_P(StreamsEvents, CrossStreamWaitSeesProducerOutput) {
     gpucore::Buffer<u32> lo(device, 1), hi(device, 1);
     gpucore::reduce(consumer, x, lo, gpucore::ReduceOp::min);
     gpucore::reduce(consumer, x, hi, gpucore::ReduceOp::max);
-    std::vector<u32> copy(kLongLength, 0xDEADBEEFu);
+    std::vector<u32> copy(long_length(device), 0xDEADBEEFu);
     x.copy_to_host_async(consumer, copy.data(), copy.size());
     u32 got_lo = 0, got_hi = 0;
     lo.copy_to_host_async(consumer, &got_lo, 1);
@@ -168,7 +172,7 @@ TEST_P(StreamsEvents, CrossStreamWaitSeesProducerOutput) {
     consumer.synchronize();
     EXPECT_EQ(got_lo, u32{kChainLength});
     EXPECT_EQ(got_hi, u32{kChainLength});
-    EXPECT_TRUE(elements_match(copy, std::vector<u32>(kLongLength, u32{kChainLength}), 0xDEADBEEFu));
+    EXPECT_TRUE(elements_match(copy, std::vector<u32>(long_length(device), u32{kChainLength}), 0xDEADBEEFu));
     producer.synchronize();
 }
 

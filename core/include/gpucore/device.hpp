@@ -66,7 +66,8 @@ GPUCORE_API Device default_device();
 
 // Parses and applies a selection: "auto", "cpu", "cuda", "hip", any plugin name, each optionally
 // followed by ":N" for the N-th device of that backend ("cuda:1"). "auto" takes device 0 of the
-// first backend, in the order above, that reports a device. A backend named explicitly that did
+// first backend, in the order above, that reports a device, never a test-only backend (a name
+// starting with "test-", e.g. test-wave64: selected by name only). A backend named explicitly that did
 // not load, or has no devices, is an error that says why (file tried, loader message, missing
 // dependency, ABI mismatch); an unknown name lists the available ones. Never falls back silently.
 GPUCORE_API Device select_device(const std::string& selection);

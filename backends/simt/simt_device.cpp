@@ -1,0 +1,84 @@
+// The one simt device: its name, size and attributes.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "simt_internal.hpp"
+
+namespace gpucore::simt {
+namespace {
+
+thread_local int t_current_device = 0;
+
+std::size_t physical_memory_bytes() noexcept {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+}
+
+constexpr int kMaxThreadsPerWorker = 2048;
+
+} // namespace
+
+int worker_count() noexcept {
+    static const int count = [] {
+        const unsigned hardware = std::thread::hardware_concurrency();
+        return static_cast<int>(std::clamp(hardware, 2u, 8u));
+    }();
+    return count;
+}
+
+} // namespace gpucore::simt
+
+using gpucore::simt::record;
+
+simtError_t simtRuntimeGetVersion(int* version) noexcept {
+    *version = 1;
+    return simtSuccess;
+}
+
+simtError_t simtDriverGetVersion(int* version) noexcept {
+    *version = 1;
+    return simtSuccess;
+}
+
+simtError_t simtGetDeviceCount(int* count) noexcept {
+    *count = 1;
+    return simtSuccess;
+}
+
+simtError_t simtGetDevice(int* device) noexcept {
+    *device = gpucore::simt::t_current_device;
+    return simtSuccess;
+}
+
+simtError_t simtSetDevice(int device) noexcept {
+    if (device != 0) return record(simtErrorInvalidDevice);
+    gpucore::simt::t_current_device = device;
+    return simtSuccess;
+}
+
+simtError_t simtGetDeviceProperties(simtDeviceProp* props, int device) noexcept {
+    if (device != 0) return record(simtErrorInvalidDevice);
+    std::snprintf(props->name, sizeof props->name,
+                  "gpucore simt, %d-lane wavefronts (CPU execution, test only)",
+                  GPUCORE_SIMT_WARP_SIZE);
+    props->totalGlobalMem = gpucore::simt::physical_memory_bytes();
+    return simtSuccess;
+}
+
+simtError_t simtDeviceGetAttribute(int* value, simtDeviceAttr attr, int device) noexcept {
+    if (device != 0) return record(simtErrorInvalidDevice);
+    switch (attr) {
+    case simtDevAttrMultiProcessorCount: *value = gpucore::simt::worker_count(); break;
+    case simtDevAttrWarpSize: *value = GPUCORE_SIMT_WARP_SIZE; break;
+    case simtDevAttrL2CacheSize: *value = 0; break;
+    case simtDevAttrMemoryClockRate: *value = 0; break;
+    case simtDevAttrGlobalMemoryBusWidth: *value = 0; break;
+    case simtDevAttrManagedMemory: *value = 1; break;
+    case simtDevAttrMaxThreadsPerMultiProcessor: *value = gpucore::simt::kMaxThreadsPerWorker; break;
+    default: return record(simtErrorInvalidValue);
+    }
+    return simtSuccess;
+}

@@ -1,0 +1,248 @@
+// gpucore's CPU execution of GPU kernels ("simt"): the runtime API that backends/gpu's host glue
+// calls through gpu_vendor.hpp (simtMalloc for cudaMalloc/hipMalloc, ...) and the device-side
+// language its kernels are written in (threadIdx, __syncthreads, shuffles, atomics).
+//
+// The device is the CPU: memory is host memory, blocks are spread over worker threads, and the
+// threads of a block run as fibers on their worker, switched by a deterministic scheduler at every
+// __syncthreads (per block) and every shuffle (per warp only). The warp width is a compile-time
+// constant, GPUCORE_SIMT_WARP_SIZE (64 or 32), so the kernels compile as they do for an AMD CDNA or
+// RDNA/NVIDIA target. Barriers and shuffles that a real GPU cannot complete (a block barrier
+// reached by only part of the block, a shuffle without every lane of the warp) stop the kernel
+// with a launch failure whose text says where; the failure is sticky, as a kernel fault is on a GPU.
+//
+// Test-only: this executes the real kernel source to prove it at both wavefront widths; it is not
+// a fast CPU backend (backends/cpu is that).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#if !defined(GPUCORE_SIMT_WARP_SIZE)
+#error "GPUCORE_SIMT_WARP_SIZE (the wavefront width: 32 or 64) must be defined"
+#endif
+static_assert(GPUCORE_SIMT_WARP_SIZE == 32 || GPUCORE_SIMT_WARP_SIZE == 64,
+              "the simt execution models warps of 32 or 64 lanes");
+
+// ---- CUDA/HIP vocabulary types ------------------------------------------------------------------
+struct dim3 {
+    unsigned int x = 1, y = 1, z = 1;
+    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+};
+struct alignas(16) uint4 {
+    unsigned int x, y, z, w;
+};
+
+// ---- runtime API ----------------------------------------------------------------------------------
+enum simtError_t : int {
+    simtSuccess = 0,
+    simtErrorInvalidValue = 1,
+    simtErrorMemoryAllocation = 2,
+    simtErrorInvalidDevice = 3,
+    simtErrorInvalidConfiguration = 4,
+    simtErrorInvalidResourceHandle = 5,
+    simtErrorNotReady = 6,
+    simtErrorLaunchFailure = 7, // a kernel fault: sticky until simtDeviceReset
+    simtErrorNoDevice = 8,
+    simtErrorNotSupported = 9,
+};
+
+enum simtDeviceAttr {
+    simtDevAttrMultiProcessorCount,
+    simtDevAttrWarpSize,
+    simtDevAttrL2CacheSize,
+    simtDevAttrMemoryClockRate,
+    simtDevAttrGlobalMemoryBusWidth,
+    simtDevAttrManagedMemory,
+    simtDevAttrMaxThreadsPerMultiProcessor,
+};
+
+enum simtMemcpyKind { simtMemcpyDefault = 4 };
+enum simtFuncAttribute { simtFuncAttributeMaxDynamicSharedMemorySize = 8 };
+inline constexpr unsigned int simtStreamNonBlocking = 1;
+inline constexpr unsigned int simtMemAttachGlobal = 1;
+
+struct simtDeviceProp {
+    char name[256];
+    std::size_t totalGlobalMem;
+};
+struct simtFuncAttributes {
+    int binaryVersion;
+};
+
+struct simt_stream;
+struct simt_event;
+using simtStream_t = simt_stream*;
+using simtEvent_t = simt_event*;
+
+const char* simtGetErrorName(simtError_t err) noexcept;
+// The text of a launch failure says where the kernel faulted; other errors have fixed texts.
+const char* simtGetErrorString(simtError_t err) noexcept;
+// The last error of a launch or call on this thread; reading resets it unless it is sticky.
+simtError_t simtGetLastError() noexcept;
+simtError_t simtRuntimeGetVersion(int* version) noexcept;
+simtError_t simtDriverGetVersion(int* version) noexcept;
+simtError_t simtGetDeviceCount(int* count) noexcept;
+simtError_t simtGetDevice(int* device) noexcept;
+simtError_t simtSetDevice(int device) noexcept;
+simtError_t simtGetDeviceProperties(simtDeviceProp* props, int device) noexcept;
+simtError_t simtDeviceGetAttribute(int* value, simtDeviceAttr attr, int device) noexcept;
+// Clears a sticky kernel fault (tests of the fault detection run several faults in one process).
+simtError_t simtDeviceReset() noexcept;
+
+simtError_t simtMalloc(void** ptr, std::size_t bytes) noexcept;
+simtError_t simtMallocHost(void** ptr, std::size_t bytes) noexcept;
+simtError_t simtMallocManaged(void** ptr, std::size_t bytes, unsigned int flags) noexcept;
+simtError_t simtFree(void* ptr) noexcept;
+simtError_t simtFreeHost(void* ptr) noexcept;
+simtError_t simtMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) noexcept;
+// Between two allocations of this runtime the copy is queued on the stream; with pageable host
+// memory on either side it is done before the call returns (after the stream's earlier work),
+// as the GPU runtimes do for pageable memory.
+simtError_t simtMemcpyAsync(void* dst, const void* src, std::size_t bytes, simtMemcpyKind kind,
+                            simtStream_t stream) noexcept;
+simtError_t simtMemset(void* dst, int value, std::size_t bytes) noexcept;
+simtError_t simtMemsetAsync(void* dst, int value, std::size_t bytes, simtStream_t stream) noexcept;
+
+simtError_t simtStreamCreateWithFlags(simtStream_t* stream, unsigned int flags) noexcept;
+simtError_t simtStreamDestroy(simtStream_t stream) noexcept;
+simtError_t simtStreamSynchronize(simtStream_t stream) noexcept;
+simtError_t simtStreamQuery(simtStream_t stream) noexcept;
+simtError_t simtStreamWaitEvent(simtStream_t stream, simtEvent_t event, unsigned int flags) noexcept;
+simtError_t simtEventCreate(simtEvent_t* event) noexcept;
+simtError_t simtEventDestroy(simtEvent_t event) noexcept;
+simtError_t simtEventRecord(simtEvent_t event, simtStream_t stream) noexcept;
+simtError_t simtEventSynchronize(simtEvent_t event) noexcept;
+simtError_t simtEventQuery(simtEvent_t event) noexcept;
+simtError_t simtEventElapsedTime(float* ms, simtEvent_t start, simtEvent_t end) noexcept;
+
+// Blocks of `threads` threads resident per "multiprocessor" (one worker thread), by thread count.
+template <class Kernel>
+simtError_t simtOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, Kernel, int threads,
+                                                          std::size_t /*shared_bytes*/) noexcept {
+    int per_sm = 0;
+    const simtError_t err = simtDeviceGetAttribute(&per_sm, simtDevAttrMaxThreadsPerMultiProcessor, 0);
+    if (err != simtSuccess) return err;
+    if (threads <= 0) return simtErrorInvalidValue;
+    *blocks = per_sm / threads;
+    return simtSuccess;
+}
+// No machine code and no dynamic shared memory here: kernels that ask for them are not run.
+template <class Kernel>
+simtError_t simtFuncGetAttributes(simtFuncAttributes*, Kernel) noexcept {
+    return simtErrorNotSupported;
+}
+template <class Kernel>
+simtError_t simtFuncSetAttribute(Kernel, simtFuncAttribute, int) noexcept {
+    return simtErrorNotSupported;
+}
+
+namespace gpucore::simt {
+
+// One kernel launch: `body` runs once per GPU thread (it reads threadIdx and friends). Queued on
+// `stream` (in order with its other work); the error is that of the launch itself (configuration).
+simtError_t launch_grid(std::function<void()> body, dim3 grid, dim3 block, std::size_t shared_bytes,
+                        simtStream_t stream) noexcept;
+
+// ---- device side: what a running GPU thread sees ---------------------------------------------------
+struct ThreadPosition {
+    dim3 thread_idx;
+    dim3 block_idx;
+    dim3 block_dim;
+    dim3 grid_dim;
+};
+// The GPU thread running on this OS thread (valid inside a kernel only).
+const ThreadPosition& current_position() noexcept;
+
+// Waits until every thread of the block arrives (`file`:`line` is the call site, for messages).
+void block_barrier(const char* file, int line);
+// Exchanges `bytes` (<= kShuffleBytes) of `value` among the lanes of this warp: lane l receives the
+// value of lane l ^ lane_mask (its own where that lane lies past its segment of `width` lanes).
+inline constexpr std::size_t kShuffleBytes = 16;
+void warp_shuffle_xor(void* value, std::size_t bytes, int lane_mask, int width, const char* file,
+                      int line);
+
+} // namespace gpucore::simt
+
+// ---- device-side language -------------------------------------------------------------------------
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+// A block-scope thread_local is static per OS thread; a worker runs one block at a time and the
+// fibers of that block share its thread, so each __shared__ variable is per block, as on a GPU.
+#define __shared__ thread_local
+
+#define threadIdx (::gpucore::simt::current_position().thread_idx)
+#define blockIdx (::gpucore::simt::current_position().block_idx)
+#define blockDim (::gpucore::simt::current_position().block_dim)
+#define gridDim (::gpucore::simt::current_position().grid_dim)
+
+inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    ::gpucore::simt::block_barrier(file, line);
+}
+
+// Atomics are relaxed and fences sequentially consistent, as on CUDA/HIP (atomicAdd orders
+// nothing; __threadfence does). ThreadSanitizer does not model fences, so under it atomics carry
+// acquire/release order instead and the fence-based protocols are checked through them.
+#if defined(__SANITIZE_THREAD__)
+#define GPUCORE_SIMT_ATOMIC_ORDER __ATOMIC_ACQ_REL
+#define GPUCORE_SIMT_LOAD_ORDER __ATOMIC_ACQUIRE
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GPUCORE_SIMT_ATOMIC_ORDER __ATOMIC_ACQ_REL
+#define GPUCORE_SIMT_LOAD_ORDER __ATOMIC_ACQUIRE
+#endif
+#endif
+#if !defined(GPUCORE_SIMT_ATOMIC_ORDER)
+#define GPUCORE_SIMT_ATOMIC_ORDER __ATOMIC_RELAXED
+#define GPUCORE_SIMT_LOAD_ORDER __ATOMIC_RELAXED
+#endif
+
+inline unsigned int atomicAdd(unsigned int* p, unsigned int v) {
+    return __atomic_fetch_add(p, v, GPUCORE_SIMT_ATOMIC_ORDER);
+}
+inline int atomicAdd(int* p, int v) { return __atomic_fetch_add(p, v, GPUCORE_SIMT_ATOMIC_ORDER); }
+inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
+    return __atomic_fetch_add(p, v, GPUCORE_SIMT_ATOMIC_ORDER);
+}
+inline unsigned int atomicExch(unsigned int* p, unsigned int v) {
+    return __atomic_exchange_n(p, v, GPUCORE_SIMT_ATOMIC_ORDER);
+}
+inline unsigned int atomicCAS(unsigned int* p, unsigned int expected, unsigned int desired) {
+    __atomic_compare_exchange_n(p, &expected, desired, false, GPUCORE_SIMT_ATOMIC_ORDER,
+                                GPUCORE_SIMT_LOAD_ORDER);
+    return expected;
+}
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+namespace gpucore::simt {
+
+// A value another thread may write during the kernel: read once, from memory.
+template <class T>
+inline T load_relaxed(const T* p) {
+    static_assert(std::is_trivially_copyable_v<T>, "loaded as raw bytes");
+    T value;
+    __atomic_load(p, &value, GPUCORE_SIMT_LOAD_ORDER);
+    return value;
+}
+
+// Queues kernel(args...) for every thread of the grid. Arguments convert to the kernel's
+// parameter types here and are kept by value until the kernel has run, as a GPU launch copies them.
+template <class... Params, class... Args>
+simtError_t launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes,
+                          simtStream_t stream, Args&&... args) {
+    return launch_grid(
+        [kernel, params = std::tuple<std::decay_t<Params>...>(std::forward<Args>(args)...)]() {
+            std::apply(kernel, params);
+        },
+        grid, block, shared_bytes, stream);
+}
+
+} // namespace gpucore::simt

@@ -1,0 +1,377 @@
+// The simt execution layer itself, at the width this test is built for (64 or 32): shuffles are
+// exchanged per warp only (warp-uniform, block-divergent code completes), __shared__ is per block,
+// __syncthreads waits for the whole block, atomics and fences make the last-block pattern exact,
+// and what a GPU cannot run (a barrier or shuffle in warp-divergent code) is a clear, sticky
+// launch failure that names the call site.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu_vendor.hpp"
+#include "kernels/block_reduce.cuh"
+#include "kernels/reduce_ops.cuh"
+
+namespace {
+
+using gpucore::gpu::kWarpSize;
+using gpucore::gpu::launch_kernel;
+
+constexpr unsigned kWarp = static_cast<unsigned>(kWarpSize);
+
+// ---- kernels ------------------------------------------------------------------------------------
+
+// Lane l of every warp gets the value of lane l ^ mask within segments of `width` lanes.
+__global__ void shuffle_xor_kernel(const std::uint64_t* in, std::uint64_t* out, int mask, int width) {
+    const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    out[i] = gpucore::gpu::shfl_xor(in[i], mask, width);
+}
+
+// Only warp 0 shuffles, the other warps end at once: per-warp shuffles complete; shuffles that
+// waited for the whole block would not.
+__global__ void first_warp_sums_kernel(const unsigned* in, unsigned* out) {
+    const unsigned warp = threadIdx.x / kWarp;
+    if (warp != 0) return;
+    unsigned value = in[threadIdx.x];
+    for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+        value += gpucore::gpu::shfl_xor(value, offset, kWarpSize);
+    }
+    out[threadIdx.x] = value;
+}
+
+// Warp w sums (w + 1) rounds: trip counts differ by warp, as in the row kernels.
+__global__ void uneven_warp_rounds_kernel(unsigned* out) {
+    const unsigned warp = threadIdx.x / kWarp;
+    unsigned total = 0;
+    for (unsigned round = 0; round <= warp; ++round) {
+        unsigned value = 1;
+        for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+            value += gpucore::gpu::shfl_xor(value, offset, kWarpSize);
+        }
+        total += value;
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = total;
+}
+
+template <int kThreads>
+__global__ void block_sum_kernel(const std::uint32_t* in, std::uint32_t* out) {
+    __shared__ gpucore::gpu::BlockReduceStorage<std::uint32_t, kThreads> storage;
+    const std::uint32_t value = in[blockIdx.x * kThreads + threadIdx.x];
+    const std::uint32_t sum = gpucore::gpu::block_reduce<kThreads>(value, gpucore::gpu::SumOp{}, storage);
+    if (threadIdx.x == 0) out[blockIdx.x] = sum;
+}
+
+// Each block writes its index to a __shared__ variable, waits, and every thread reads it back
+// after a second barrier: another block's writes would show up as a wrong index.
+__global__ void shared_is_per_block_kernel(unsigned* wrong) {
+    __shared__ unsigned owner;
+    __shared__ unsigned slots[256];
+    if (threadIdx.x == 0) owner = blockIdx.x;
+    slots[threadIdx.x] = blockIdx.x * 1000u + threadIdx.x;
+    __syncthreads();
+    const unsigned mirror = blockDim.x - 1 - threadIdx.x;
+    if (owner != blockIdx.x || slots[mirror] != blockIdx.x * 1000u + mirror) atomicAdd(wrong, 1u);
+    __syncthreads();
+}
+
+// The same exchange through __shared__ without the barrier: a race that the scheduler's order
+// exposes (ascending in even blocks, descending in odd ones).
+// `salt` differs per launch: __shared__ is not cleared between blocks (nor on a GPU), so values
+// left by an earlier launch must not pass for this one's.
+__global__ void missing_barrier_kernel(unsigned* wrong, unsigned salt) {
+    __shared__ unsigned slots[256];
+    slots[threadIdx.x] = salt + blockIdx.x * 1000u + threadIdx.x;
+    const unsigned mirror = blockDim.x - 1 - threadIdx.x;
+    if (slots[mirror] != salt + blockIdx.x * 1000u + mirror) atomicAdd(wrong, 1u);
+}
+
+// The last-block pattern: partials, fence, ticket; the last block sums the partials.
+__global__ void last_block_sum_kernel(unsigned* partials, unsigned* ticket, unsigned* out) {
+    __shared__ bool is_last;
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = blockIdx.x + 1;
+        __threadfence();
+        is_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+        if (is_last) __threadfence();
+    }
+    __syncthreads();
+    if (is_last && threadIdx.x == 0) {
+        unsigned sum = 0;
+        for (unsigned b = 0; b < gridDim.x; ++b) sum += gpucore::gpu::load_coherent(partials + b);
+        *out = sum;
+    }
+}
+
+__global__ void atomic_count_kernel(unsigned* counter) { atomicAdd(counter, 1u); }
+
+// A barrier that only half of every warp reaches (the others end).
+__global__ void barrier_in_divergent_warp_kernel(unsigned* out) {
+    if (threadIdx.x % kWarp < kWarp / 2) {
+        __syncthreads();
+        out[threadIdx.x] = 1;
+    }
+}
+
+// Half of every warp at one barrier, the other half at another.
+__global__ void two_barriers_kernel(unsigned* out) {
+    if (threadIdx.x % kWarp < kWarp / 2) __syncthreads();
+    else __syncthreads();
+    out[threadIdx.x] = 1;
+}
+
+// Half of a warp waits at a block barrier while the other half waits in a shuffle.
+__global__ void barrier_against_shuffle_kernel(unsigned* out) {
+    unsigned value = threadIdx.x;
+    if (threadIdx.x % kWarp < kWarp / 2) __syncthreads();
+    else value = gpucore::gpu::shfl_xor(value, 1, kWarpSize);
+    out[threadIdx.x] = value;
+}
+
+// Half of every warp shuffles; the other half ends.
+__global__ void shuffle_in_half_warp_kernel(unsigned* out) {
+    if (threadIdx.x % kWarp >= kWarp / 2) return;
+    out[threadIdx.x] = gpucore::gpu::shfl_xor(static_cast<unsigned>(threadIdx.x), 1, kWarpSize);
+}
+
+// ---- helpers ------------------------------------------------------------------------------------
+
+template <class T>
+struct DeviceArray {
+    explicit DeviceArray(std::size_t n) : size(n) {
+        void* p = nullptr;
+        EXPECT_EQ(simtMalloc(&p, n * sizeof(T)), simtSuccess);
+        data = static_cast<T*>(p);
+    }
+    ~DeviceArray() { simtFree(data); }
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+    T* data = nullptr;
+    std::size_t size;
+};
+
+class SimtExecution : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_EQ(simtDeviceReset(), simtSuccess);
+        ASSERT_EQ(simtStreamCreateWithFlags(&stream_, simtStreamNonBlocking), simtSuccess);
+    }
+    void TearDown() override {
+        simtStreamDestroy(stream_);
+        simtDeviceReset();
+    }
+    // Synchronizes and expects a launch failure whose text contains every one of `parts`.
+    void expect_fault(std::initializer_list<const char*> parts) {
+        ASSERT_EQ(simtStreamSynchronize(stream_), simtErrorLaunchFailure);
+        const std::string text = simtGetErrorString(simtErrorLaunchFailure);
+        for (const char* part : parts) EXPECT_NE(text.find(part), std::string::npos) << text;
+        // Sticky: every later call fails the same way, as after a kernel fault on a GPU.
+        EXPECT_EQ(simtGetLastError(), simtErrorLaunchFailure);
+        void* p = nullptr;
+        EXPECT_EQ(simtMalloc(&p, 64), simtErrorLaunchFailure);
+    }
+    simtStream_t stream_ = nullptr;
+};
+
+std::vector<std::uint64_t> random_words(std::size_t n, unsigned seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint64_t> v(n);
+    for (auto& x : v) x = rng();
+    return v;
+}
+
+TEST_F(SimtExecution, WarpSizeFollowsTheBuild) {
+    EXPECT_EQ(kWarpSize, GPUCORE_SIMT_WARP_SIZE);
+    EXPECT_EQ(sizeof(gpucore::gpu::lane_mask_t) * 8, static_cast<std::size_t>(kWarpSize));
+    int width = 0;
+    ASSERT_EQ(simtDeviceGetAttribute(&width, simtDevAttrWarpSize, 0), simtSuccess);
+    EXPECT_EQ(width, kWarpSize);
+}
+
+TEST_F(SimtExecution, ShuffleXorAtEveryWidthAndMask) {
+    constexpr unsigned kThreads = 256;
+    constexpr unsigned kBlocks = 3;
+    const auto in = random_words(kThreads * kBlocks, 11);
+    DeviceArray<std::uint64_t> d_in(in.size()), d_out(in.size());
+    std::copy(in.begin(), in.end(), d_in.data);
+    for (int width = 1; width <= kWarpSize; width *= 2) {
+        for (int mask : {1, width / 2, width - 1, width, 2 * width - 1}) {
+            if (mask <= 0) continue;
+            std::fill(d_out.data, d_out.data + d_out.size, ~std::uint64_t{0});
+            launch_kernel(shuffle_xor_kernel, kBlocks, kThreads, 0, stream_, d_in.data, d_out.data,
+                          mask, width);
+            ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+            for (unsigned i = 0; i < in.size(); ++i) {
+                const unsigned lane = i % kWarp;
+                const unsigned base = i - lane;
+                unsigned source = lane ^ static_cast<unsigned>(mask);
+                // CUDA/HIP: a source past the caller's segment gives the caller its own value.
+                if (source >= (lane / width + 1) * width) source = lane;
+                ASSERT_EQ(d_out.data[i], in[base + source])
+                    << "width " << width << " mask " << mask << " thread " << i;
+            }
+        }
+    }
+}
+
+TEST_F(SimtExecution, ShufflesWaitForTheirWarpOnly) {
+    constexpr unsigned kThreads = 4 * kWarp;
+    std::vector<unsigned> in(kThreads);
+    std::mt19937 rng(5);
+    for (auto& x : in) x = static_cast<unsigned>(rng() % 1000);
+    DeviceArray<unsigned> d_in(kThreads), d_out(kThreads);
+    std::copy(in.begin(), in.end(), d_in.data);
+    std::fill(d_out.data, d_out.data + kThreads, 0xdeadbeefu);
+    launch_kernel(first_warp_sums_kernel, 1, kThreads, 0, stream_, d_in.data, d_out.data);
+    ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+    const unsigned expected = std::accumulate(in.begin(), in.begin() + kWarp, 0u);
+    for (unsigned i = 0; i < kWarp; ++i) EXPECT_EQ(d_out.data[i], expected) << i;
+    for (unsigned i = kWarp; i < kThreads; ++i) EXPECT_EQ(d_out.data[i], 0xdeadbeefu) << i;
+
+    constexpr unsigned kBlocks = 5;
+    DeviceArray<unsigned> d_rounds(kThreads * kBlocks);
+    launch_kernel(uneven_warp_rounds_kernel, kBlocks, kThreads, 0, stream_, d_rounds.data);
+    ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+    for (unsigned i = 0; i < kThreads * kBlocks; ++i) {
+        EXPECT_EQ(d_rounds.data[i], ((i % kThreads) / kWarp + 1) * kWarp) << i;
+    }
+}
+
+template <int kThreads>
+void check_block_sum(simtStream_t stream) {
+    constexpr unsigned kBlocks = 7;
+    std::vector<std::uint32_t> in(kThreads * kBlocks);
+    std::mt19937 rng(kThreads);
+    for (auto& x : in) x = static_cast<std::uint32_t>(rng());
+    DeviceArray<std::uint32_t> d_in(in.size()), d_out(kBlocks);
+    std::copy(in.begin(), in.end(), d_in.data);
+    std::fill(d_out.data, d_out.data + kBlocks, 0u);
+    launch_kernel(block_sum_kernel<kThreads>, kBlocks, kThreads, 0, stream, d_in.data, d_out.data);
+    ASSERT_EQ(simtStreamSynchronize(stream), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+    for (unsigned b = 0; b < kBlocks; ++b) {
+        const std::uint32_t expected =
+            std::accumulate(in.begin() + b * kThreads, in.begin() + (b + 1) * kThreads, std::uint32_t{0});
+        EXPECT_EQ(d_out.data[b], expected) << "block " << b << " of " << kThreads << " threads";
+    }
+}
+
+TEST_F(SimtExecution, BlockReduceAtEveryBlockSize) {
+    check_block_sum<kWarpSize>(stream_);
+    check_block_sum<2 * kWarpSize>(stream_);
+    check_block_sum<256>(stream_);
+    check_block_sum<1024>(stream_);
+}
+
+TEST_F(SimtExecution, SharedMemoryIsPerBlock) {
+    DeviceArray<unsigned> wrong(1);
+    *wrong.data = 0;
+    launch_kernel(shared_is_per_block_kernel, 200, 256, 0, stream_, wrong.data);
+    ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+    EXPECT_EQ(*wrong.data, 0u);
+}
+
+TEST_F(SimtExecution, MissingBarrierIsVisibleInEveryBlock) {
+    DeviceArray<unsigned> wrong(1);
+    unsigned salt = 0;
+    for (unsigned blocks : {1u, 2u, 9u}) {
+        *wrong.data = 0;
+        salt += 1000000u;
+        launch_kernel(missing_barrier_kernel, blocks, 256, 0, stream_, wrong.data, salt);
+        ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess);
+        // Half of every block reads a slot its mirror thread has not written yet.
+        EXPECT_EQ(*wrong.data, blocks * 128) << blocks << " blocks";
+    }
+}
+
+TEST_F(SimtExecution, AtomicsAndFencesMakeTheLastBlockExact) {
+    constexpr unsigned kBlocks = 300;
+    DeviceArray<unsigned> partials(kBlocks), ticket(1), out(1), counter(1);
+    for (int run = 0; run < 5; ++run) {
+        *ticket.data = 0;
+        *out.data = 0;
+        *counter.data = 0;
+        launch_kernel(last_block_sum_kernel, kBlocks, 64, 0, stream_, partials.data, ticket.data, out.data);
+        launch_kernel(atomic_count_kernel, kBlocks, 128, 0, stream_, counter.data);
+        ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+        EXPECT_EQ(*out.data, kBlocks * (kBlocks + 1) / 2);
+        EXPECT_EQ(*ticket.data, kBlocks);
+        EXPECT_EQ(*counter.data, kBlocks * 128);
+    }
+}
+
+TEST_F(SimtExecution, StreamRunsWorkInOrderAndEventsComplete) {
+    DeviceArray<unsigned> counter(1);
+    *counter.data = 0;
+    simtEvent_t done = nullptr;
+    ASSERT_EQ(simtEventCreate(&done), simtSuccess);
+    for (int i = 0; i < 20; ++i) launch_kernel(atomic_count_kernel, 3, 64, 0, stream_, counter.data);
+    ASSERT_EQ(simtEventRecord(done, stream_), simtSuccess);
+    ASSERT_EQ(simtEventSynchronize(done), simtSuccess);
+    EXPECT_EQ(*counter.data, 20u * 3 * 64);
+    EXPECT_EQ(simtEventQuery(done), simtSuccess);
+    EXPECT_EQ(simtEventDestroy(done), simtSuccess);
+}
+
+TEST_F(SimtExecution, InvalidLaunchShapesAreRefused) {
+    DeviceArray<unsigned> counter(1);
+    launch_kernel(atomic_count_kernel, 1, 1025, 0, stream_, counter.data);
+    EXPECT_EQ(simtGetLastError(), simtErrorInvalidConfiguration);
+    launch_kernel(atomic_count_kernel, 0, 64, 0, stream_, counter.data);
+    EXPECT_EQ(simtGetLastError(), simtErrorInvalidConfiguration);
+    launch_kernel(atomic_count_kernel, 1, 64, 16, stream_, counter.data);
+    EXPECT_EQ(simtGetLastError(), simtErrorInvalidConfiguration) << "no dynamic shared memory";
+    EXPECT_EQ(simtGetLastError(), simtSuccess) << "reading the last error resets it";
+}
+
+// ---- what a GPU cannot run --------------------------------------------------------------------------
+
+TEST_F(SimtExecution, BarrierReachedByHalfOfEveryWarpIsAFault) {
+    DeviceArray<unsigned> out(256);
+    launch_kernel(barrier_in_divergent_warp_kernel, 2, 256, 0, stream_, out.data);
+    expect_fault({"__syncthreads", "simt_execution_test.cpp", "divergent"});
+}
+
+TEST_F(SimtExecution, BarriersAtDifferentSitesAreAFault) {
+    DeviceArray<unsigned> out(128);
+    launch_kernel(two_barriers_kernel, 1, 128, 0, stream_, out.data);
+    expect_fault({"different __syncthreads", "simt_execution_test.cpp"});
+}
+
+TEST_F(SimtExecution, BarrierAgainstShuffleInOneWarpIsADeadlock) {
+    DeviceArray<unsigned> out(2 * kWarp);
+    launch_kernel(barrier_against_shuffle_kernel, 1, 2 * kWarp, 0, stream_, out.data);
+    expect_fault({"deadlock", "__syncthreads", "shuffle", "simt_execution_test.cpp"});
+}
+
+TEST_F(SimtExecution, ShuffleWithoutTheWholeWarpIsAFault) {
+    DeviceArray<unsigned> out(kWarp);
+    launch_kernel(shuffle_in_half_warp_kernel, 1, kWarp, 0, stream_, out.data);
+    expect_fault({"shuffle", "every lane of its warp"});
+}
+
+TEST_F(SimtExecution, ShuffleInAPartialWarpIsAFault) {
+    const auto in = random_words(kWarp + kWarp / 2, 3);
+    DeviceArray<std::uint64_t> d_in(in.size()), d_out(in.size());
+    std::copy(in.begin(), in.end(), d_in.data);
+    launch_kernel(shuffle_xor_kernel, 1, kWarp + kWarp / 2, 0, stream_, d_in.data, d_out.data, 1,
+                  kWarpSize);
+    expect_fault({"not a whole number of warps"});
+}
+
+TEST_F(SimtExecution, WorkAfterAFaultNeverRuns) {
+    DeviceArray<unsigned> out(256), counter(1);
+    *counter.data = 0;
+    launch_kernel(barrier_in_divergent_warp_kernel, 1, 256, 0, stream_, out.data);
+    launch_kernel(atomic_count_kernel, 4, 64, 0, stream_, counter.data);
+    EXPECT_EQ(simtStreamSynchronize(stream_), simtErrorLaunchFailure);
+    EXPECT_EQ(*counter.data, 0u);
+    ASSERT_EQ(simtDeviceReset(), simtSuccess);
+    launch_kernel(atomic_count_kernel, 4, 64, 0, stream_, counter.data);
+    ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess);
+    EXPECT_EQ(*counter.data, 4u * 64);
+}
+
+} // namespace
