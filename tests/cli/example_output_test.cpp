@@ -1,6 +1,7 @@
-// The streams_overlap example reports honest ratios: with one stream and one chunk the pipelined
-// run is the serial run's work done the same way, so its speedup is 1 up to noise; and on the cpu
-// backend it claims no overlap and no ideal bound.
+// What the examples print: streams_overlap reports honest ratios (with one stream and one chunk
+// the pipelined run is the serial run's work done the same way, so its speedup is 1 up to noise;
+// on the cpu backend it claims no overlap and no ideal bound); vector_add shows a few values and
+// the total error, as the lesson does.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,12 +15,13 @@
 namespace gpucore::cli_test {
 namespace {
 
-std::string streams_overlap_path() {
+std::string example_path(const std::string& name) {
     for (const ExamplePath& e : example_paths) {
-        if (std::string(e.name) == "streams_overlap") return e.path;
+        if (name == e.name) return e.path;
     }
     return "";
 }
+std::string streams_overlap_path() { return example_path("streams_overlap"); }
 
 // One OpenMP thread: on a loaded 2-core machine a team of two waits, now and then, tens of
 // milliseconds for a descheduled member, which makes single run times bimodal; the comparison of
@@ -72,6 +74,14 @@ TEST(StreamsOverlapExample, RejectsBadArguments) {
             run_child(streams_overlap_path(), args, cpu_environment());
         EXPECT_NE(r.exit_code, 0) << args[0];
         EXPECT_NE(r.err.find("usage"), std::string::npos) << r.err;
+    }
+}
+
+TEST(VectorAddExample, PrintsValuesAndTotalError) {
+    const ChildResult r = run_child(example_path("vector_add"), {}, cpu_environment());
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    for (const char* line : {"c[0] = ", "c[1] = ", "c[2] = ", "c[49999] = ", "total error: 0\n"}) {
+        EXPECT_NE(r.out.find(line), std::string::npos) << line << " missing from:\n" << r.out;
     }
 }
 
