@@ -365,18 +365,21 @@ int main(int argc, char** argv) {
             return arg == "--help" ? 0 : 1;
         }
     }
+    // What was measured before a failure is still printed and written.
     ladder::Report rep;
+    int status = 0;
     try {
         ladder::run_all(opt, rep);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "gpucore_ladder: %s\n", e.what());
-        return 2;
+        status = 2;
     }
     ladder::print_report(rep);
     if (!opt.json_path.empty() && !ladder::write_json(rep, opt.json_path)) {
         std::fprintf(stderr, "gpucore_ladder: cannot write %s\n", opt.json_path.c_str());
         return 1;
     }
+    if (status != 0) return status;
     if (!rep.all_verified()) {
         std::fprintf(stderr, "gpucore_ladder: some results did not verify\n");
         return 3;
