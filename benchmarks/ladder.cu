@@ -301,7 +301,6 @@ void run_all(const Options& opt, Report& rep) {
         throw std::runtime_error("this build runs " GPUCORE_GPU_BACKEND_NAME " devices, not " +
                                  device.to_string());
     }
-    Runner run(device, opt.repeats);
     const gpucore::DeviceProperties& props = device.properties();
     rep.device = props.name;
     rep.architecture = props.architecture;
@@ -315,6 +314,7 @@ void run_all(const Options& opt, Report& rep) {
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
     rep.date = date;
+    Runner run(device, opt.repeats);
 
     // Exact checks of every rung at shapes no block, tile or vector width divides.
     transpose_ladder(run, rep, 1000, 777, false);
@@ -374,6 +374,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "gpucore_ladder: %s\n", e.what());
         status = 2;
     }
+    if (rep.device.empty()) return status; // no device: nothing was measured
     ladder::print_report(rep);
     if (!opt.json_path.empty() && !ladder::write_json(rep, opt.json_path)) {
         std::fprintf(stderr, "gpucore_ladder: cannot write %s\n", opt.json_path.c_str());

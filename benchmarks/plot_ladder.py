@@ -68,14 +68,15 @@ def plot(data, path):
                 label += f" ({rung['percent_of_peak']:.0f}% of peak)"
             ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, label, va="center", fontsize=7)
         if peak:
-            ax.axvline(peak, color="black", linestyle=":", linewidth=1, label=f"peak {peak:.0f}")
+            ax.axvline(peak, color="black", linestyle=":", linewidth=1)
             ax.set_xlim(0, peak * 1.35)
-        ax.set_title(f"{ladder['ladder']} {ladder['shape']}", fontsize=9)
+        title = f"{ladder['ladder']} {ladder['shape']}"
+        if peak:
+            title += f" (dotted: theoretical peak, {peak:.0f} GB/s)"
+        ax.set_title(title, fontsize=9)
         ax.set_xlabel("GB/s", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(axis="x", alpha=0.3)
-        if peak:
-            ax.legend(fontsize=7, loc="lower right")
     for ax in list(axes.flat)[len(ladders):]:
         ax.axis("off")
     fig.suptitle(f"The lessons' ladders beside gpucore on {data['device']} ({data['runtime']}, "
