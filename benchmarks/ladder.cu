@@ -148,7 +148,8 @@ void reduce_ladder(Runner& run, Report& rep, std::size_t n, bool timed) {
         return sums_match(got, want);
     };
     const double bytes = bytes_of_floats(n);
-    const std::string block_check = "every block's partial exactly (host)";
+    const std::string block_check =
+        "every block's partial exactly (host; the host adds the partials, untimed)";
     std::vector<Step> steps;
     steps.push_back(copy_step(run, work.data(), pristine.data(), bytes));
     const auto in_place = [&](const char* name, auto kernel, unsigned grid, std::size_t segment) {
