@@ -4,12 +4,12 @@
 # cycle soak, then compute-sanitizer memcheck over the concurrency, bulk, soak and out-of-memory
 # tests), run compute-sanitizer memcheck / racecheck / synccheck / initcheck over the conformance
 # suite (cuda device only) and the GPU kernel tests, profile with Nsight Compute the kernels of the
-# speed targets that were missed, run the CUDA benchmark and `gpucore bench --json`, and leave a
-# text report and JSON in <report-dir>.
+# speed targets that were missed, run the CUDA benchmark and `gpucore bench --json`, run the lessons'
+# ladders beside gpucore's kernels (gpucore_ladder), and leave a text report and JSON in <report-dir>.
 #
 #   tools/gpu_check.sh <report-dir> [step...]
 #
-# Steps (default: all, in this order): env build test stress sanitize profile bench
+# Steps (default: all, in this order): env build test stress sanitize profile bench ladder
 # Environment: GPUCORE_CUDA_ARCH (default 90), GPUCORE_GPU_BUILD_DIR (default build-gpucheck),
 #   GPUCORE_CHECK_JOBS (default nproc), GPUCORE_SANITIZER_TIMEOUT (seconds per compute-sanitizer
 #   run, 900), GPUCORE_PROFILE_TIMEOUT (seconds per ncu run, 600),
@@ -18,20 +18,21 @@
 # profile step records a skip, not a failure.
 # If a folder .deps/ exists (headers + CMake configs of CLI11 / nlohmann-json for machines that
 # lack them), it is added to CMAKE_PREFIX_PATH.
-# Outputs (7 files): report.txt (every step, status, key lines), summary.json, gpu_bench.json,
+# Outputs (10 files): report.txt (every step, status, key lines), summary.json, gpu_bench.json,
 # gpucore_bench.json, bandwidth.png (when matplotlib is available), profiles.txt (every ncu
-# profile in full, one header per case), logs.tar.gz (every log).
+# profile in full, one header per case), ladder.json, ladder.md (its table, for BENCHMARKS.md),
+# ladder.png (when matplotlib is available), logs.tar.gz (every log).
 # Exit status: 0 when every step that ran passed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 if [ $# -lt 1 ]; then
-  echo "usage: $0 <report-dir> [env|build|test|stress|sanitize|profile|bench ...]" >&2
+  echo "usage: $0 <report-dir> [env|build|test|stress|sanitize|profile|bench|ladder ...]" >&2
   exit 2
 fi
 REPORT=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
-STEPS=${*:-env build test stress sanitize profile bench}
+STEPS=${*:-env build test stress sanitize profile bench ladder}
 ARCH=${GPUCORE_CUDA_ARCH:-90}
 BUILD=${GPUCORE_GPU_BUILD_DIR:-build-gpucheck}
 JOBS=${GPUCORE_CHECK_JOBS:-$(nproc)}
@@ -214,6 +215,19 @@ if has_step bench; then
   fi
   if [ -f "$REPORT/gpu_bench.json" ] && python3 -c 'import matplotlib' 2>/dev/null; then
     run plot python3 benchmarks/plot_benchmarks.py "$REPORT/gpu_bench.json" "$REPORT/bandwidth.png"
+  fi
+fi
+
+if has_step ladder; then
+  # The lessons' rungs beside gpucore's kernels and a copy of the same bytes, each checked against
+  # a host reference (about a minute on an H200).
+  run ladder "$BIN/gpucore_ladder" --json "$REPORT/ladder.json"
+  sed -n '/^theoretical peak/,$p' "$LOGS/ladder.log" | sed 's/^/   /' | tee -a "$REPORT/report.txt"
+  if [ -f "$REPORT/ladder.json" ]; then
+    run ladder_table python3 benchmarks/plot_ladder.py "$REPORT/ladder.json" --markdown "$REPORT/ladder.md"
+    if python3 -c 'import matplotlib' 2>/dev/null; then
+      run ladder_plot python3 benchmarks/plot_ladder.py "$REPORT/ladder.json" --png "$REPORT/ladder.png"
+    fi
   fi
 fi
 

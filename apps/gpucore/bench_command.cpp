@@ -203,14 +203,17 @@ void print_table(const Device& device, std::size_t repeats, const std::vector<Be
               << " event-timed runs after a warm-up; buffers rotated past the caches\n"
               << "copy = Buffer::copy_from_async of the same bytes on the same device; "
                  "* = a case an issue sets a target on\n";
-    TextTable table({"case", "shape", "ms", "GB/s", "copy GB/s", "% of copy", "peer", "verified"});
+    const double peak = device.properties().peak_memory_bandwidth_gbps;
+    TextTable table({"case", "shape", "ms", "GB/s", "copy GB/s", "% of copy", "% of peak", "peer",
+                     "verified"});
     for (const BenchResult& r : rs) {
         const std::string peer =
             r.peer ? fixed(r.peer->speedup, 2) + "x " + r.peer->name : std::string();
         table.add_row({(r.target.empty() ? "  " : "* ") + case_label(r.run.spec),
                        r.run.spec.shape_text(), fixed(r.run.timing.median_ms, 3),
                        fixed(r.run.gbps, 2), fixed(r.copy_gbps, 2),
-                       r.copy_gbps > 0 ? fixed(100.0 * r.run.gbps / r.copy_gbps, 1) : "-", peer,
+                       r.copy_gbps > 0 ? fixed(100.0 * r.run.gbps / r.copy_gbps, 1) : "-",
+                       percent_of_peak_text(r.run.gbps, peak), peer,
                        r.run.verification.passed ? "ok" : "FAILED"});
     }
     table.print(std::cout);

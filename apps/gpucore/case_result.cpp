@@ -2,11 +2,22 @@
 
 #include <cmath>
 
+#include "text_table.hpp"
+
 namespace gpucore::cli {
 
 nlohmann::json json_number(double value) {
     if (!std::isfinite(value)) return nullptr;
     return value;
+}
+
+double percent_of_peak(double gbps, double peak_gbps) {
+    return peak_gbps > 0 ? 100.0 * gbps / peak_gbps : NAN;
+}
+
+std::string percent_of_peak_text(double gbps, double peak_gbps) {
+    const double percent = percent_of_peak(gbps, peak_gbps);
+    return std::isfinite(percent) ? fixed(percent, 1) : "-";
 }
 
 nlohmann::json to_json(const CaseResult& r) {
@@ -25,6 +36,8 @@ nlohmann::json to_json(const CaseResult& r) {
     j["ms_max"] = json_number(r.timing.max_ms);
     j["repeats"] = r.timing.samples;
     j["gbps"] = json_number(r.gbps);
+    j["percent_of_peak"] =
+        json_number(percent_of_peak(r.gbps, r.device.properties().peak_memory_bandwidth_gbps));
     j["verified"] = r.verification.passed;
     j["max_error"] = json_number(r.verification.max_error);
     j["max_error_ratio"] = json_number(r.verification.max_error_ratio);

@@ -24,9 +24,16 @@ struct CaseResult {
 };
 
 // {"backend", "device", "device_name", "op", "dtype", "reduce_op" (reductions only), "shape",
-//  "elements", "bytes_moved", "ms", "ms_min", "ms_max", "repeats", "gbps", "verified",
+//  "elements", "bytes_moved", "ms", "ms_min", "ms_max", "repeats", "gbps", "percent_of_peak"
+//  (null when the device reports no theoretical peak), "verified",
 //  "max_error", "max_error_ratio", "mismatches", "seed"}; non-finite numbers become null.
 nlohmann::json to_json(const CaseResult& result);
+
+// `gbps` as a percentage of the device's theoretical memory bandwidth `peak_gbps`; NaN when the
+// device reports none (0: the cpu backend, plugins that cannot know it).
+double percent_of_peak(double gbps, double peak_gbps);
+// The same for a table: one decimal, or "-" when the device reports no peak.
+std::string percent_of_peak_text(double gbps, double peak_gbps);
 
 // A number for JSON: null when not finite (JSON has no infinity or NaN).
 nlohmann::json json_number(double value);

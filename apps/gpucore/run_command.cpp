@@ -109,13 +109,14 @@ void print_table(const Device& device, const RunOptions& o, const std::vector<Ca
     std::cout << "gpucore run on " << device.to_string() << " (" << device.properties().name
               << "): median of " << o.repeat << " event-timed runs after a warm-up, seed "
               << o.seed << "\n";
-    TextTable table({"op", "dtype", "shape", "ms", "GB/s", "verified", "max error",
+    const double peak = device.properties().peak_memory_bandwidth_gbps;
+    TextTable table({"op", "dtype", "shape", "ms", "GB/s", "% of peak", "verified", "max error",
                      "error/tolerance"});
     for (const CaseResult& r : rs) {
         std::string op = to_string(r.spec.op);
         if (is_reduction(r.spec.op)) op += std::string(" ") + gpucore::to_string(r.spec.reduce_op);
         table.add_row({op, gpucore::to_string(r.spec.dtype), r.spec.shape_text(),
-                       fixed(r.timing.median_ms, 3), fixed(r.gbps, 2),
+                       fixed(r.timing.median_ms, 3), fixed(r.gbps, 2), percent_of_peak_text(r.gbps, peak),
                        r.verification.passed ? "ok" : "FAILED", error_text(r.verification),
                        std::isfinite(r.verification.max_error_ratio)
                            ? fixed(r.verification.max_error_ratio, 3)
