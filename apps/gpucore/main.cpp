@@ -9,6 +9,7 @@
 #include "bench_command.hpp"
 #include "exit_codes.hpp"
 #include "gpucore/error.hpp"
+#include "gpucore/version.hpp"
 #include "info_command.hpp"
 #include "run_command.hpp"
 
@@ -16,7 +17,8 @@ namespace {
 
 using namespace gpucore::cli;
 
-const char* const main_usage = "gpucore info|run|bench [OPTIONS] (gpucore --help for more)";
+const char* const main_usage =
+    "gpucore info|run|bench [OPTIONS] (gpucore --help for more; gpucore --version)";
 
 std::string usage_of(const CLI::App* subcommand) {
     if (subcommand == nullptr) return main_usage;
@@ -42,6 +44,9 @@ int main(int argc, char** argv) try {
                  "plugin's name; ':N' picks a device).",
                  "gpucore"};
     app.require_subcommand(1);
+    // The release of the libgpucore this command runs with (it may be newer than the command).
+    app.set_version_flag("--version", std::string("gpucore ") + gpucore::version().string,
+                         "Print the version of gpucore and exit");
     app.footer("Exit codes: 0 success, 1 a result failed verification, 2 usage error, "
                "3 gpucore error (e.g. backend unavailable).\n"
                "Environment: GPU_BACKEND, GPUCORE_PLUGIN_PATH, GPUCORE_LOG_LEVEL.\n");
@@ -65,6 +70,8 @@ int main(int argc, char** argv) try {
         } catch (const CLI::CallForHelp& e) {
             return app.exit(e);
         } catch (const CLI::CallForAllHelp& e) {
+            return app.exit(e);
+        } catch (const CLI::CallForVersion& e) {
             return app.exit(e);
         } catch (const CLI::ParseError& e) {
             const auto selected = app.get_subcommands();

@@ -258,7 +258,8 @@ gpucore_plugin_api make_table() {
     t.abi_minor = GPUCORE_PLUGIN_ABI_MINOR;
     t.struct_size = sizeof(gpucore_plugin_api);
     t.name = "cpu";
-    t.version = "gpucore-cpu 0.1 (OpenMP " GPUCORE_PLUGIN_STRINGIFY(_OPENMP) ")";
+    t.version = "gpucore-cpu " GPUCORE_PLUGIN_VERSION_STRING
+                " (OpenMP " GPUCORE_PLUGIN_STRINGIFY(_OPENMP) ")";
     t.init = init;
     t.shutdown = shutdown;
     t.device_count = device_count;
