@@ -40,8 +40,20 @@ comment_style() {
   esac
 }
 
-# The first comment line of the file (after a shebang / coding line) carries the tag.
-has_tag() { head -n 3 "$1" | grep -q "$TAG"; }
+# How many leading lines must stay first: a shebang, then a Python encoding declaration.
+kept_lines() {
+  local file=$1 keep=0
+  if head -1 "$file" | grep -q '^#!'; then keep=1; fi
+  if sed -n "$((keep + 1))p" "$file" | grep -Eq '^#.*coding[:=]'; then keep=$((keep + 1)); fi
+  echo "$keep"
+}
+
+# The first line after those is the tag, alone in its comment.
+has_tag() {
+  local line
+  line=$(sed -n "$(($(kept_lines "$1") + 1))p" "$1")
+  [[ "$line" == "// $TAG" || "$line" == "/* $TAG */" || "$line" == "# $TAG" ]]
+}
 
 add_tag() {
   local file=$1 style=$2 line
@@ -51,22 +63,23 @@ add_tag() {
     hash) line="# $TAG" ;;
   esac
   local tmp
-  tmp=$(mktemp)
-  # Lines that must stay first: a shebang, then a Python encoding declaration.
-  local keep=0
-  if head -1 "$file" | grep -q '^#!'; then keep=1; fi
-  if sed -n "$((keep + 1))p" "$file" | grep -Eq '^#.*coding[:=]'; then keep=$((keep + 1)); fi
+  tmp=$(mktemp "$file.spdx.XXXXXX") # same folder: the rename below is atomic
+  local keep
+  keep=$(kept_lines "$file")
   {
     if [ "$keep" -gt 0 ]; then head -n "$keep" "$file"; fi
     echo "$line"
     tail -n +"$((keep + 1))" "$file"
   } >"$tmp"
-  cat "$tmp" >"$file" # keeps the file's mode (scripts stay executable)
-  rm -f "$tmp"
+  # A new file replaces the old one (a script being run, this one included, keeps reading the
+  # old one), with the old one's mode (scripts stay executable).
+  chmod --reference="$file" "$tmp"
+  mv "$tmp" "$file"
 }
 
 missing=()
-while IFS= read -r file; do
+mapfile -t files < <(list_files) # listed before any file changes
+for file in "${files[@]}"; do
   [ -f "$file" ] || continue
   style=$(comment_style "$file")
   [ -n "$style" ] || continue
@@ -77,7 +90,7 @@ while IFS= read -r file; do
     add_tag "$file" "$style"
     echo "added: $file"
   fi
-done < <(list_files)
+done
 
 if [ "$mode" = check ] && [ ${#missing[@]} -gt 0 ]; then
   echo "files without '$TAG' (run tools/spdx_headers.sh to add it):" >&2
