@@ -13,6 +13,8 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libomp-dev                  # OpenMP for clang builds (g++ uses libgomp from build-essential)
   python3 python3-numpy       # numpy peers for the CPU benchmark
+  doxygen                     # the API reference (`docs` target; its warnings fail CI)
+  dpkg-dev                    # cpack -G DEB: dpkg-shlibdeps computes the packages' Depends
 )
 if [ "${GPUCORE_WITH_HIP:-1}" = 1 ]; then
   packages+=(hipcc libamdhip64-dev)  # HIP plugin (ROCm 5.2.3); no AMD GPU needed to build it

@@ -10,6 +10,7 @@
 #include "bench_command.hpp"
 #include "exit_codes.hpp"
 #include "gpucore/error.hpp"
+#include "gpucore/version.hpp"
 #include "info_command.hpp"
 #include "output.hpp"
 #include "run_command.hpp"
@@ -18,7 +19,8 @@ namespace {
 
 using namespace gpucore::cli;
 
-const char* const main_usage = "gpucore info|run|bench [OPTIONS] (gpucore --help for more)";
+const char* const main_usage =
+    "gpucore info|run|bench [OPTIONS] (gpucore --help for more; gpucore --version)";
 
 std::string usage_of(const CLI::App* subcommand) {
     if (subcommand == nullptr) return main_usage;
@@ -44,6 +46,9 @@ int main(int argc, char** argv) try {
                  "plugin's name; ':N' picks a device).",
                  "gpucore"};
     app.require_subcommand(1);
+    // The release of the libgpucore this command runs with (it may be newer than the command).
+    app.set_version_flag("--version", std::string("gpucore ") + gpucore::version().string,
+                         "Print the version of gpucore and exit");
     app.footer("Exit codes: 0 success, 1 a result failed verification, 2 usage error, "
                "3 gpucore error (e.g. backend unavailable, not enough memory), 4 the output could "
                "not be written.\n"
@@ -68,6 +73,8 @@ int main(int argc, char** argv) try {
         } catch (const CLI::CallForHelp& e) {
             return app.exit(e);
         } catch (const CLI::CallForAllHelp& e) {
+            return app.exit(e);
+        } catch (const CLI::CallForVersion& e) {
             return app.exit(e);
         } catch (const CLI::ParseError& e) {
             const auto selected = app.get_subcommands();

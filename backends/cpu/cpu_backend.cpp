@@ -263,7 +263,7 @@ gpucore_plugin_api make_table() {
     t.abi_minor = GPUCORE_PLUGIN_ABI_MINOR;
     t.struct_size = sizeof(gpucore_plugin_api);
     t.name = "cpu";
-    t.version = "gpucore-cpu 0.2 (std::thread pool)";
+    t.version = "gpucore-cpu " GPUCORE_PLUGIN_VERSION_STRING " (std::thread pool)";
     t.init = init;
     t.shutdown = shutdown;
     t.device_count = device_count;

@@ -11,7 +11,7 @@ const gpucore_plugin_api kTable = {
     GPUCORE_PLUGIN_ABI_MINOR,
     sizeof(gpucore_plugin_api),
     GPUCORE_GPU_BACKEND_NAME,
-    "gpucore-" GPUCORE_GPU_BACKEND_NAME " 0.1 (" GPUCORE_GPU_RUNTIME_NAME
+    "gpucore-" GPUCORE_GPU_BACKEND_NAME " " GPUCORE_PLUGIN_VERSION_STRING " (" GPUCORE_GPU_RUNTIME_NAME
     " " GPUCORE_GPU_RUNTIME_VERSION_TEXT ")",
     &gpucore::gpu::slots::init,
     &gpucore::gpu::slots::shutdown,

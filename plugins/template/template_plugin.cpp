@@ -326,7 +326,7 @@ const gpucore_plugin_api g_table = {
 #else
     "template",
 #endif
-    "gpucore-template 0.1 (host memory, plain loops)",
+    "gpucore-template " GPUCORE_PLUGIN_VERSION_STRING " (host memory, plain loops)",
     tpl_init,
     tpl_shutdown,
     tpl_device_count,

@@ -1,6 +1,7 @@
 #include "conformance_devices.hpp"
 
 #include <exception>
+#include <utility>
 
 namespace conformance {
 namespace {
@@ -10,13 +11,20 @@ struct DeviceList {
     std::string error;
 };
 
+std::string& backend_restriction() {
+    static std::string backend;
+    return backend;
+}
+
 const DeviceList& device_list() {
     // Read when GoogleTest expands the parameterized suites (inside InitGoogleTest), not during
     // static initialisation, and only once: every suite sees the same list.
     static const DeviceList list = [] {
         DeviceList result;
         try {
-            result.devices = gpucore::devices();
+            for (const auto& device : gpucore::devices())
+                if (backend_restriction().empty() || device.backend_name() == backend_restriction())
+                    result.devices.push_back(device);
         } catch (const std::exception& e) {
             result.error = e.what();
         }
@@ -26,6 +34,8 @@ const DeviceList& device_list() {
 }
 
 } // namespace
+
+void restrict_to_backend(std::string backend) { backend_restriction() = std::move(backend); }
 
 const std::vector<gpucore::Device>& conformance_devices() { return device_list().devices; }
 

@@ -10,8 +10,13 @@
 
 namespace conformance {
 
-// gpucore::devices(), read once. Never throws: if enumeration fails, returns an empty list and
-// enumeration_error() says why (the DeviceEnumeration test then fails with that reason).
+// Restricts the list to the devices of one backend (gpucore-conformance --plugin). Call it before
+// anything reads the list, i.e. before testing::InitGoogleTest.
+void restrict_to_backend(std::string backend);
+
+// gpucore::devices() (only the restricted backend's, when set), read once. Never throws: if
+// enumeration fails, returns an empty list and enumeration_error() says why (the DeviceEnumeration
+// test then fails with that reason).
 const std::vector<gpucore::Device>& conformance_devices();
 const std::string& enumeration_error();
 

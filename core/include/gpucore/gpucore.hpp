@@ -7,3 +7,4 @@
 #include "gpucore/ops.hpp"
 #include "gpucore/stream.hpp"
 #include "gpucore/types.hpp"
+#include "gpucore/version.hpp"
