@@ -12,6 +12,7 @@ function(gpucore_pc_path out dir pc_dir)
   endif()
   # Both relative to the prefix: any root shows their relation.
   file(RELATIVE_PATH relative "/prefix/${pc_dir}" "/prefix/${dir}")
+  string(REGEX REPLACE "/+$" "" relative "${relative}")
   if(relative STREQUAL "")
     set(${out} "\${pcfiledir}" PARENT_SCOPE)
   else()
