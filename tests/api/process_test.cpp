@@ -87,7 +87,22 @@ bool exact_work(Stream& stream, std::size_t n) {
     return reduce(stream, dc, ReduceOp::sum) == want_sum;
 }
 
+// ThreadSanitizer cannot follow a process that starts threads after a multi-threaded fork().
+constexpr bool kThreadSanitizer =
+#if defined(__SANITIZE_THREAD__)
+    true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+    true;
+#else
+    false;
+#endif
+#else
+    false;
+#endif
+
 TEST(Fork, AChildUsesItsOwnObjectsAndIsToldOffForTheParents) {
+    if (kThreadSanitizer) GTEST_SKIP() << "ThreadSanitizer does not support threads started after fork()";
     const Device device = cpu_device();
     // The parent has used everything a child could inherit: streams with worker threads, the
     // internal copy stream, the kernels' threads.

@@ -5,6 +5,8 @@
 
 namespace gpucore::cpu::test {
 
+// False in sanitizer builds, whose runtimes own operator new: tests that need the failure skip.
+bool allocation_failure_available() noexcept;
 // From now on, every operator new on the calling thread throws std::bad_alloc (true) or works (false).
 void fail_allocations_on_this_thread(bool fail) noexcept;
 bool allocations_fail_on_this_thread() noexcept;
