@@ -42,7 +42,14 @@ public:
 
     std::string run(const std::shared_ptr<Grid>& grid) {
         {
-            std::lock_guard<std::mutex> lock(mutex_);
+            std::unique_lock<std::mutex> lock(mutex_);
+            if (stopping_) {
+                // At process exit the workers are gone: the caller runs the grid itself, so a
+                // stream destroyed late still finishes its work.
+                lock.unlock();
+                run_blocks(*grid);
+                return grid->fault;
+            }
             grids_.push_back(grid);
         }
         offered_.notify_all();
@@ -58,7 +65,7 @@ private:
             {
                 std::unique_lock<std::mutex> lock(mutex_);
                 offered_.wait(lock, [this] { return stopping_ || !grids_.empty(); });
-                if (stopping_) return;
+                if (grids_.empty()) return; // stopping, and every grid offered has been run
                 grid = grids_.front();
             }
             run_blocks(*grid);
