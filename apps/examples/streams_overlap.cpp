@@ -213,7 +213,8 @@ int main(int argc, char** argv) try {
     // work, and running beside the others never makes it faster, so the busiest engine is busy
     // at least max(H, K, D). It cannot start before the first piece has passed the stages ahead
     // of it, nor finish before the last piece has passed the stages after it: at least one
-    // piece's share (1/C) of each other stage. Hence ideal = max + (H + K + D - max) / C. This
+    // piece's share (1/C: the pieces are equal up to rounding) of each other stage. Hence
+    // ideal = max + (H + K + D - max) / C. This
     // assumes copies in, kernels and copies out each have an engine of their own (two copy
     // engines, as on current data-center GPUs; with one copy engine H and D share it and the
     // bound is higher, so the formula stays a bound). Backends without such engines (the cpu

@@ -513,6 +513,7 @@ TEST(Bench, QuickWritesVerifiedResultsWithCopyBaselineAndPeer) {
                                       {{"GPU_BACKEND", "cpu"}});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("% of copy"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("% of peak"), std::string::npos) << r.out;
 
     std::FILE* f = std::fopen(file.c_str(), "r");
     ASSERT_NE(f, nullptr) << file;
@@ -530,6 +531,7 @@ TEST(Bench, QuickWritesVerifiedResultsWithCopyBaselineAndPeer) {
         EXPECT_GT(res.at("gbps").get<double>(), 0.0);
         EXPECT_GT(res.at("copy").at("gbps").get<double>(), 0.0);
         EXPECT_GT(res.at("percent_of_copy").get<double>(), 0.0);
+        EXPECT_TRUE(res.at("percent_of_peak").is_null()) << "the cpu backend reports no peak";
         EXPECT_GE(res.at("rotation_sets").get<int>(), 1);
         const std::string op = res.at("op");
         ops[0] |= op == "vector_add";
