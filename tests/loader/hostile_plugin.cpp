@@ -9,6 +9,7 @@
 //                                    catches what it gets and reports it as its failure, entry and
 //                                    device_count let it escape
 //   GPUCORE_HOSTILE_DEVICE_COUNT=<n> device_count reports n devices
+//   GPUCORE_HOSTILE_HUGE_STRINGS=1   a 1 MiB version string, and init logs a 1 MiB message
 // Everything else behaves as the template does.
 #include "gpucore/plugin.h"
 
@@ -30,6 +31,8 @@ gpucore_plugin_api g_hostile;
 const gpucore_plugin_api* g_inner = nullptr;
 std::string g_throw_in;
 std::string g_reenter_in;
+bool g_huge_strings = false;
+std::string g_huge(std::size_t{1} << 20, 'v');
 bool g_count_given = false;
 long g_device_count = 0;
 
@@ -54,6 +57,7 @@ gpucore_status h_init(const gpucore_host_services* host, gpucore_message* msg) {
         std::snprintf(msg->text, sizeof msg->text, "hostile: calling gpucore from init failed: %s", e.what());
         return GPUCORE_ERROR_PLUGIN;
     }
+    if (g_huge_strings && host->log != nullptr) host->log(host->log_user, GPUCORE_LOG_WARN, g_huge.c_str());
     return g_inner->init(host, msg);
 }
 gpucore_status h_device_count(int* count, gpucore_message* msg) {
@@ -107,13 +111,14 @@ extern "C" GPUCORE_PLUGIN_EXPORT const gpucore_plugin_api* gpucore_plugin_entry_
     g_throw_in = environment("GPUCORE_HOSTILE_THROW");
     g_reenter_in = environment("GPUCORE_HOSTILE_REENTER");
     const std::string count = environment("GPUCORE_HOSTILE_DEVICE_COUNT");
+    g_huge_strings = environment("GPUCORE_HOSTILE_HUGE_STRINGS") == "1";
     g_count_given = !count.empty();
     if (g_count_given) g_device_count = std::strtol(count.c_str(), nullptr, 10);
     maybe_throw("entry");
     maybe_reenter("entry");
     g_inner = gpucore_hostile_template_entry(msg);
     g_hostile = *g_inner;
-    g_hostile.version = "hostile (the template plugin, misbehaving on request)";
+    g_hostile.version = g_huge_strings ? g_huge.c_str() : "hostile (the template plugin, misbehaving on request)";
     g_hostile.init = h_init;
     g_hostile.device_count = h_device_count;
     g_hostile.device_properties = h_device_properties;

@@ -150,5 +150,15 @@ TEST(HostilePlugin, AbsurdDeviceCountIsRefusedBeforeAllocatingForIt) {
     EXPECT_EQ(r.backend("hostile")->device_count, 4096) << describe(r);
 }
 
+TEST(HostilePlugin, HugeStringsFromThePluginAreBounded) {
+    const ProbeResult r = hostile_probe({{"GPUCORE_HOSTILE_HUGE_STRINGS", "1"}, {"GPU_BACKEND", "hostile"}}, false);
+    ASSERT_TRUE(r.backend("hostile")) << r.output.substr(0, 4000);
+    EXPECT_EQ(r.backend("hostile")->version, std::string(255, 'v'));
+    // The 1 MiB log message arrives cut, marked so.
+    EXPECT_THAT(r.output, HasSubstr(std::string(4096, 'v') + " [cut]")) << r.output.substr(0, 4000);
+    EXPECT_LT(r.output.size(), std::size_t{64} << 10) << r.output.substr(0, 4000);
+    EXPECT_EQ(r.run, "ok hostile:0") << r.output.substr(0, 4000);
+}
+
 } // namespace
 } // namespace gpucore::test

@@ -2,7 +2,7 @@
 // loader tests can run each scenario in a fresh process (discovery runs once per process).
 //
 //   candidate <TAB> loaded|skipped <TAB> backend <TAB> path <TAB> reason
-//   backend   <TAB> name <TAB> usable|unusable <TAB> device count <TAB> source <TAB> reason
+//   backend   <TAB> name <TAB> usable|unusable <TAB> device count <TAB> source <TAB> reason <TAB> version
 //   selected  <TAB> backend:index             (default_device(), i.e. GPU_BACKEND)
 //   error     <TAB> code <TAB> message        (when default_device() throws)
 //   run       <TAB> ok|FAILED <TAB> detail    (vector_add of 1000 f32 on the selected device)
@@ -149,8 +149,8 @@ int main(int argc, char** argv) {
                         c.path.c_str(), one_line(c.reason).c_str());
         }
         for (const auto& b : gpucore::backends()) {
-            std::printf("backend\t%s\t%s\t%d\t%s\t%s\n", b.name.c_str(), b.usable ? "usable" : "unusable",
-                        b.device_count, b.source.c_str(), one_line(b.reason).c_str());
+            std::printf("backend\t%s\t%s\t%d\t%s\t%s\t%s\n", b.name.c_str(), b.usable ? "usable" : "unusable",
+                        b.device_count, b.source.c_str(), one_line(b.reason).c_str(), one_line(b.version).c_str());
         }
         gpucore::Device selected;
         try {

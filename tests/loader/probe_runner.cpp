@@ -46,7 +46,7 @@ void parse(ProbeResult& result) {
         if (f[0] == "candidate" && f.size() >= 5) {
             result.candidates.push_back({f[1], f[2], f[3], f[4]});
         } else if (f[0] == "backend" && f.size() >= 6) {
-            result.backends.push_back({f[1], f[2] == "usable", std::stoi(f[3]), f[4], f[5]});
+            result.backends.push_back({f[1], f[2] == "usable", std::stoi(f[3]), f[4], f[5], f.size() > 6 ? f[6] : ""});
         } else if (f[0] == "selected" && f.size() >= 2) {
             result.selected = f[1];
         } else if (f[0] == "error" && f.size() >= 3) {

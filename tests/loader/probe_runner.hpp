@@ -21,6 +21,7 @@ struct BackendRecord {
     int device_count = 0;
     std::string source;
     std::string reason;
+    std::string version;
 };
 
 struct ProbeResult {
