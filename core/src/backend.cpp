@@ -198,6 +198,7 @@ void Backend::synchronize_locked(StreamRecord& record, int device, gpucore_strea
     if (record.has_pending) {
         record.has_pending = false;
         std::string cause = std::move(record.pending_cause);
+        if (cause.empty()) cause = "queued work failed (its message was lost: out of memory while keeping it)";
         if (later) cause += "; then: " + later_cause;
         throw Error(record.pending_code, operation, name_, device, std::move(cause));
     }
