@@ -9,6 +9,8 @@
 #include <string>
 #include <system_error>
 
+#include <unistd.h>
+
 #include "cpu_device_info.hpp"
 #include "cpu_kernels.hpp"
 #include "cpu_memory.hpp"
@@ -84,6 +86,19 @@ gpucore_status device_properties(int, gpucore_device_properties* props, gpucore_
 }
 
 // ---- memory ------------------------------------------------------------------------------------
+
+gpucore_status memory_info(int, std::uint64_t* free_bytes, std::uint64_t* total_bytes, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        const long page = sysconf(_SC_PAGESIZE);
+        const long available = sysconf(_SC_AVPHYS_PAGES);
+        const long total = sysconf(_SC_PHYS_PAGES);
+        if (page <= 0 || available < 0 || total <= 0) {
+            throw BackendError(GPUCORE_ERROR_DEVICE, "sysconf cannot report the physical memory size");
+        }
+        *free_bytes = static_cast<std::uint64_t>(available) * static_cast<std::uint64_t>(page);
+        *total_bytes = static_cast<std::uint64_t>(total) * static_cast<std::uint64_t>(page);
+    });
+}
 
 gpucore_status allocate(int, gpucore_memory_kind kind, std::size_t bytes, void** ptr,
                         gpucore_message* msg) {
@@ -282,6 +297,7 @@ gpucore_plugin_api make_table() {
     t.transpose = transpose_slot;
     t.reduce = reduce_slot;
     t.reduce_rows = reduce_rows_slot;
+    t.memory_info = memory_info;
     return t;
 }
 

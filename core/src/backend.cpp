@@ -47,8 +47,22 @@ Error error_from_status(gpucore_status status, const gpucore_message& message,
 }
 
 Backend::Backend(const gpucore_plugin_api* table, std::string source)
-    : table_(table), name_(table->name), source_(std::move(source)),
-      version_(table->version ? table->version : "") {}
+    : table_(&full_table_), name_(table->name), source_(std::move(source)),
+      version_(table->version ? table->version : "") {
+    // A table of an older minor is shorter: copy what the plugin has, leave the rest NULL, so no
+    // read ever goes beyond the plugin's struct.
+    plugin_struct_size_ = std::min<std::size_t>(table->struct_size, sizeof full_table_);
+    std::memcpy(&full_table_, table, plugin_struct_size_);
+}
+
+void Backend::throw_missing_slot(const char* operation, int device, bool beyond_table) const {
+    const std::string why =
+        beyond_table ? "its plugin was built against ABI " + std::to_string(full_table_.abi_major) + "." +
+                           std::to_string(full_table_.abi_minor) + ", whose table has no " + operation + " slot"
+                     : std::string("its plugin leaves the ") + operation + " slot empty (NULL)";
+    throw Error(ErrorCode::not_supported, operation, name_, device,
+                std::string("the backend does not implement ") + operation + ": " + why);
+}
 
 void Backend::initialise() {
     const gpucore_host_services host = host_services(name_.c_str());

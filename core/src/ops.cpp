@@ -72,6 +72,12 @@ public:
         throw Error(ErrorCode::invalid_argument, operation_, backend_->name(), device_, cause);
     }
 
+    // The operation's slot, or Error(not_supported) when the backend does not implement it.
+    template <class Slot>
+    Slot slot(Slot gpucore_plugin_api::*member) const {
+        return backend_->optional_slot(member, operation_, device_);
+    }
+
     const Backend& backend() const { return *backend_; }
     int device() const { return device_; }
     gpucore_stream stream() const { return Access::handle(stream_); }
@@ -90,6 +96,7 @@ std::string n(std::size_t value) { return std::to_string(value); }
 void vector_add(Stream& stream, DType dtype, const Allocation& a, const Allocation& b,
                 const Allocation& c, std::size_t n_a, std::size_t n_b, std::size_t n_c) {
     const OpCheck check("vector_add", stream);
+    const auto slot = check.slot(&gpucore_plugin_api::vector_add);
     check.buffer(a, "a");
     check.buffer(b, "b");
     check.buffer(c, "c");
@@ -97,7 +104,7 @@ void vector_add(Stream& stream, DType dtype, const Allocation& a, const Allocati
         check.fail("buffer lengths differ (a: " + n(n_a) + ", b: " + n(n_b) + ", c: " + n(n_c) + ")");
     }
     if (n_a == 0) return;
-    check.backend().call("vector_add", check.device(), check.backend().api().vector_add, to_plugin(dtype),
+    check.backend().call("vector_add", check.device(), slot, to_plugin(dtype),
                          static_cast<const void*>(a.data()), static_cast<const void*>(b.data()), c.data(),
                          n_a, check.stream());
 }
@@ -105,6 +112,7 @@ void vector_add(Stream& stream, DType dtype, const Allocation& a, const Allocati
 void transpose(Stream& stream, DType dtype, const Allocation& in, const Allocation& out,
                std::size_t n_in, std::size_t n_out, std::size_t rows, std::size_t cols) {
     const OpCheck check("transpose", stream);
+    const auto slot = check.slot(&gpucore_plugin_api::transpose);
     check.buffer(in, "in");
     check.buffer(out, "out");
     const std::size_t elements = check.matrix(n_in, "in", rows, cols);
@@ -113,19 +121,20 @@ void transpose(Stream& stream, DType dtype, const Allocation& in, const Allocati
     if (&in == &out || in.data() == out.data()) {
         check.fail("in and out are the same buffer (transpose does not work in place)");
     }
-    check.backend().call("transpose", check.device(), check.backend().api().transpose, to_plugin(dtype),
+    check.backend().call("transpose", check.device(), slot, to_plugin(dtype),
                          static_cast<const void*>(in.data()), out.data(), rows, cols, check.stream());
 }
 
 void reduce(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, const Allocation& out,
             std::size_t n_in, std::size_t n_out) {
     const OpCheck check("reduce", stream);
+    const auto slot = check.slot(&gpucore_plugin_api::reduce);
     check.buffer(in, "in");
     check.buffer(out, "out");
     if (n_out == 0) check.fail("out is empty (it must hold at least 1 element)");
     const gpucore_reduce_op plugin_op = check.reduce_op(op);
     // n_in == 0 still runs: the plugin writes the identity to out[0].
-    check.backend().call("reduce", check.device(), check.backend().api().reduce, to_plugin(dtype),
+    check.backend().call("reduce", check.device(), slot, to_plugin(dtype),
                          plugin_op, static_cast<const void*>(in.data()), n_in, out.data(),
                          check.stream());
 }
@@ -133,6 +142,7 @@ void reduce(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, cons
 void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, const Allocation& out,
                  std::size_t n_in, std::size_t n_out, std::size_t rows, std::size_t cols) {
     const OpCheck check("reduce_rows", stream);
+    const auto slot = check.slot(&gpucore_plugin_api::reduce_rows);
     check.buffer(in, "in");
     check.buffer(out, "out");
     check.matrix(n_in, "in", rows, cols);
@@ -142,7 +152,7 @@ void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Allocation& in,
     const gpucore_reduce_op plugin_op = check.reduce_op(op);
     if (rows == 0) return;
     // cols == 0 still runs: the plugin writes the identity to every out[r].
-    check.backend().call("reduce_rows", check.device(), check.backend().api().reduce_rows,
+    check.backend().call("reduce_rows", check.device(), slot,
                          to_plugin(dtype), plugin_op, static_cast<const void*>(in.data()), rows, cols,
                          out.data(), check.stream());
 }

@@ -350,6 +350,7 @@ const gpucore_plugin_api g_table = {
     tpl_transpose,
     tpl_reduce,
     tpl_reduce_rows,
+    nullptr, // memory_info (ABI 1.1): optional slots may stay NULL; the core reports not_supported
 };
 
 } // namespace
