@@ -44,7 +44,7 @@ int raw_enum_value(const Enum& value) noexcept {
 
 void require_dtype(const gpucore_dtype& dtype) {
     const int raw = raw_enum_value(dtype);
-    if (raw < GPUCORE_DTYPE_F32 || raw > GPUCORE_DTYPE_U32 || !is_known_dtype(dtype)) {
+    if (!is_known_dtype(dtype)) {
         throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "unknown dtype " + std::to_string(raw));
     }
 }

@@ -79,12 +79,25 @@ typedef enum gpucore_status {
     GPUCORE_STATUS_FORCE_32BIT_ = 0x7FFFFFFF
 } gpucore_status;
 
+/* The element types, ONE list from which every dtype dispatch in gpucore derives (the enum below,
+ * the C++ DType and gpucore::visit, the backends' and tools' switches):
+ *   X(ID, id value, name, C storage type, bytes per element, ABI minor that added it)
+ * A plugin may expand it for its own dispatch; it must still check the minor of each dtype it
+ * handles, as a newer header lists dtypes its code may not implement. */
+#define GPUCORE_DTYPE_LIST(X)         \
+    X(F32, 0, f32, float, 4, 0)      \
+    X(F64, 1, f64, double, 8, 0)     \
+    X(I32, 2, i32, int32_t, 4, 0)    \
+    X(U32, 3, u32, uint32_t, 4, 0)
+
+#define GPUCORE_DTYPE_ENUMERATOR_(ID, value, name, ctype, bytes, minor) GPUCORE_DTYPE_##ID = value,
 typedef enum gpucore_dtype {
-    GPUCORE_DTYPE_F32 = 0,
-    GPUCORE_DTYPE_F64 = 1,
-    GPUCORE_DTYPE_I32 = 2,
-    GPUCORE_DTYPE_U32 = 3
+    GPUCORE_DTYPE_LIST(GPUCORE_DTYPE_ENUMERATOR_)
+    /* Never passed. Makes every 32-bit value a valid gpucore_dtype in C++, so a plugin can read an
+     * id outside the list (from a newer or buggy caller) without undefined behaviour and refuse it. */
+    GPUCORE_DTYPE_FORCE_32BIT_ = 0x7FFFFFFF
 } gpucore_dtype;
+#undef GPUCORE_DTYPE_ENUMERATOR_
 
 typedef enum gpucore_reduce_op {
     GPUCORE_REDUCE_SUM = 0,
