@@ -21,11 +21,7 @@ namespace gpucore::cpu {
 namespace {
 
 // What the core handed us at init; read-only afterwards (init runs before any other slot).
-gpucore_host_services g_host{};
-
-void log_message(gpucore_log_level level, const std::string& text) noexcept {
-    if (g_host.log != nullptr && level >= g_host.log_level) g_host.log(g_host.log_user, level, text.c_str());
-}
+plugin::HostServices g_host;
 
 // Handles are our own objects behind the contract's opaque pointer types.
 Stream* to_stream(gpucore_stream handle) noexcept { return reinterpret_cast<Stream*>(handle); }
@@ -67,11 +63,8 @@ gpucore_status report(const std::optional<TaskFailure>& failure, gpucore_message
 
 gpucore_status init(const gpucore_host_services* host, gpucore_message* msg) {
     return guarded(msg, [&] {
-        if (host != nullptr) {
-            // The core may know a shorter or longer struct than we do: copy what both know.
-            std::memcpy(&g_host, host, std::min<std::size_t>(host->struct_size, sizeof(g_host)));
-        }
-        log_message(GPUCORE_LOG_DEBUG, "cpu backend ready");
+        g_host.copy_from(host);
+        g_host.log(GPUCORE_LOG_DEBUG, "cpu backend ready");
     });
 }
 

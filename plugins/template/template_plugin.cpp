@@ -18,35 +18,24 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <new>
-#include <exception>
 #include <type_traits>
 
 #include "gpucore/element_types.hpp"
+#include "gpucore/plugin_support.hpp"
 #include "gpucore/reduce_rules.hpp"
 #include "gpucore/plugin.h"
 
 namespace {
 
-gpucore_host_services g_host{}; // what init received; log is optional to use
+// The plugin SDK (gpucore/plugin_support.hpp) holds the boundary plumbing: guarded() runs a slot
+// body and turns any C++ exception into a status and message; HostServices keeps what init got.
+using gpucore::plugin::guarded;
+
+gpucore::plugin::HostServices g_host; // what init received; log is optional to use
 
 gpucore_status fail(gpucore_message* msg, gpucore_status status, const char* text) {
-    std::snprintf(msg->text, sizeof msg->text, "%s", text);
+    gpucore::plugin::write_message(msg, text);
     return status;
-}
-
-// Runs `body`, turning any C++ exception into a status: nothing may escape a slot.
-template <class Body>
-gpucore_status guarded(gpucore_message* msg, Body&& body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc&) {
-        return fail(msg, GPUCORE_ERROR_OUT_OF_MEMORY, "template: out of host memory");
-    } catch (const std::exception& e) {
-        return fail(msg, GPUCORE_ERROR_PLUGIN, e.what());
-    } catch (...) {
-        return fail(msg, GPUCORE_ERROR_PLUGIN, "template: unknown C++ exception");
-    }
 }
 
 // ---- element-wise helpers, one per dtype --------------------------------------------------------
@@ -150,10 +139,8 @@ Event* as_event(gpucore_event e) { return reinterpret_cast<Event*>(e); }
 // ---- the slots --------------------------------------------------------------------------------------
 
 gpucore_status tpl_init(const gpucore_host_services* host, gpucore_message*) {
-    if (host != nullptr && host->struct_size >= sizeof(gpucore_host_services)) g_host = *host;
-    if (g_host.log != nullptr && g_host.log_level <= GPUCORE_LOG_DEBUG) {
-        g_host.log(g_host.log_user, GPUCORE_LOG_DEBUG, "template backend initialised (1 host device)");
-    }
+    g_host.copy_from(host);
+    g_host.log(GPUCORE_LOG_DEBUG, "template backend initialised (1 host device)");
     return GPUCORE_OK;
 }
 
