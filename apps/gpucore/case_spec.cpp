@@ -22,7 +22,7 @@ std::optional<OpKind> parse_op_kind(const std::string& name) {
 }
 
 std::optional<DType> parse_dtype(const std::string& name) {
-    for (DType t : {DType::f32, DType::f64, DType::i32, DType::u32})
+    for (DType t : gpucore::all_dtypes)
         if (name == gpucore::to_string(t)) return t;
     return std::nullopt;
 }

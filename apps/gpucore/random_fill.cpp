@@ -1,12 +1,14 @@
 #include "random_fill.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace gpucore::cli {
 
 InputDistribution input_distribution(const CaseSpec& spec) {
     using Kind = InputDistribution::Kind;
-    const bool integer = spec.dtype == DType::i32 || spec.dtype == DType::u32;
+    const bool integer =
+        gpucore::visit(spec.dtype, [](auto tag) { return std::is_integral_v<typename decltype(tag)::type>; });
     const bool reduction = is_reduction(spec.op);
     if (integer) {
         const bool product = reduction && spec.reduce_op == ReduceOp::prod;

@@ -20,11 +20,18 @@
 namespace gpucore::cli {
 
 const char* const run_usage =
-    "gpucore run vector_add|transpose|reduce|reduce_rows|all [--dtype f32|f64|i32|u32] "
+    "gpucore run vector_add|transpose|reduce|reduce_rows|all [--dtype DTYPE] "
     "[--n N | --rows R --cols C] [--op sum|min|max|prod] [--device SEL] [--repeat K] "
     "[--seed S] [--json]";
 
 namespace {
+
+// Every dtype's name, from the contract's list.
+std::vector<std::string> dtype_names() {
+    std::vector<std::string> names;
+    for (DType t : gpucore::all_dtypes) names.emplace_back(gpucore::to_string(t));
+    return names;
+}
 
 // Moderate defaults: `run all` takes a few seconds on a 2-core CPU, references included.
 constexpr std::size_t default_n = std::size_t{1} << 22;
@@ -136,7 +143,7 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
         ->required()
         ->check(CLI::IsMember({"vector_add", "transpose", "reduce", "reduce_rows", "all"}));
     cmd->add_option("--dtype", o.dtype, "Element type")
-        ->check(CLI::IsMember({"f32", "f64", "i32", "u32"}))
+        ->check(CLI::IsMember(dtype_names()))
         ->capture_default_str();
     cmd->add_option("--n", o.n, "Elements, for vector_add and reduce (default 2^22)")
         ->check(count_validator());

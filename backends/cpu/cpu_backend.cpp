@@ -9,6 +9,8 @@
 #include <string>
 #include <system_error>
 
+#include <unistd.h>
+
 #include "cpu_device_info.hpp"
 #include "cpu_kernels.hpp"
 #include "cpu_memory.hpp"
@@ -19,11 +21,7 @@ namespace gpucore::cpu {
 namespace {
 
 // What the core handed us at init; read-only afterwards (init runs before any other slot).
-gpucore_host_services g_host{};
-
-void log_message(gpucore_log_level level, const std::string& text) noexcept {
-    if (g_host.log != nullptr && level >= g_host.log_level) g_host.log(g_host.log_user, level, text.c_str());
-}
+plugin::HostServices g_host;
 
 // Handles are our own objects behind the contract's opaque pointer types.
 Stream* to_stream(gpucore_stream handle) noexcept { return reinterpret_cast<Stream*>(handle); }
@@ -42,7 +40,7 @@ int raw_enum_value(const Enum& value) noexcept {
 
 void require_dtype(const gpucore_dtype& dtype) {
     const int raw = raw_enum_value(dtype);
-    if (raw < GPUCORE_DTYPE_F32 || raw > GPUCORE_DTYPE_U32 || !is_known_dtype(dtype)) {
+    if (!is_known_dtype(dtype)) {
         throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "unknown dtype " + std::to_string(raw));
     }
 }
@@ -70,11 +68,8 @@ gpucore_status report(const std::optional<TaskFailure>& failure, gpucore_message
 
 gpucore_status init(const gpucore_host_services* host, gpucore_message* msg) {
     return guarded(msg, [&] {
-        if (host != nullptr) {
-            // The core may know a shorter or longer struct than we do: copy what both know.
-            std::memcpy(&g_host, host, std::min<std::size_t>(host->struct_size, sizeof(g_host)));
-        }
-        log_message(GPUCORE_LOG_DEBUG, "cpu backend ready");
+        g_host.copy_from(host);
+        g_host.log(GPUCORE_LOG_DEBUG, "cpu backend ready");
     });
 }
 
@@ -89,6 +84,19 @@ gpucore_status device_properties(int, gpucore_device_properties* props, gpucore_
 }
 
 // ---- memory ------------------------------------------------------------------------------------
+
+gpucore_status memory_info(int, std::uint64_t* free_bytes, std::uint64_t* total_bytes, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        const long page = sysconf(_SC_PAGESIZE);
+        const long available = sysconf(_SC_AVPHYS_PAGES);
+        const long total = sysconf(_SC_PHYS_PAGES);
+        if (page <= 0 || available < 0 || total <= 0) {
+            throw BackendError(GPUCORE_ERROR_DEVICE, "sysconf cannot report the physical memory size");
+        }
+        *free_bytes = static_cast<std::uint64_t>(available) * static_cast<std::uint64_t>(page);
+        *total_bytes = static_cast<std::uint64_t>(total) * static_cast<std::uint64_t>(page);
+    });
+}
 
 gpucore_status allocate(int, gpucore_memory_kind kind, std::size_t bytes, void** ptr,
                         gpucore_message* msg) {
@@ -287,6 +295,7 @@ gpucore_plugin_api make_table() {
     t.transpose = transpose_slot;
     t.reduce = reduce_slot;
     t.reduce_rows = reduce_rows_slot;
+    t.memory_info = memory_info;
     return t;
 }
 

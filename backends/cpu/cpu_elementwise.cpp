@@ -94,16 +94,6 @@ bool is_known_reduce_op(gpucore_reduce_op op) noexcept {
     return false;
 }
 
-std::size_t element_size(gpucore_dtype dtype) noexcept {
-    switch (dtype) {
-    case GPUCORE_DTYPE_F32: return sizeof(float);
-    case GPUCORE_DTYPE_F64: return sizeof(double);
-    case GPUCORE_DTYPE_I32: return sizeof(std::int32_t);
-    case GPUCORE_DTYPE_U32: return sizeof(std::uint32_t);
-    }
-    return 0;
-}
-
 void copy_bytes(void* dst, const void* src, std::size_t bytes) {
     if (bytes == 0) return;
     parallel_blocks(bytes, 1, 2 * bytes, [=](std::size_t begin, std::size_t end) {
@@ -128,20 +118,12 @@ void fill_pattern(void* dst, std::uint64_t pattern, std::size_t element_bytes, s
 }
 
 void vector_add(gpucore_dtype dtype, const void* a, const void* b, void* c, std::size_t n) {
-    switch (dtype) {
-    case GPUCORE_DTYPE_F32:
-        return vector_add_typed(static_cast<const float*>(a), static_cast<const float*>(b),
-                                static_cast<float*>(c), n);
-    case GPUCORE_DTYPE_F64:
-        return vector_add_typed(static_cast<const double*>(a), static_cast<const double*>(b),
-                                static_cast<double*>(c), n);
-    case GPUCORE_DTYPE_I32: // two's-complement wrap is unsigned addition on the same bits
-    case GPUCORE_DTYPE_U32:
-        return vector_add_typed(static_cast<const std::uint32_t*>(a),
-                                static_cast<const std::uint32_t*>(b),
-                                static_cast<std::uint32_t*>(c), n);
-    }
-    throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "vector_add: unknown dtype");
+    const bool known = visit_dtype(dtype, [&](auto tag) {
+        // Integers add as the unsigned type of their width: two's-complement wrap on the same bits.
+        using T = typename Wrapping<typename decltype(tag)::type>::type;
+        vector_add_typed(static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), n);
+    });
+    if (!known) throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "vector_add: unknown dtype");
 }
 
 } // namespace gpucore::cpu

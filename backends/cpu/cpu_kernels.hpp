@@ -10,6 +10,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <type_traits>
+
+#include "gpucore/element_types.hpp"
 #include "gpucore/plugin.h"
 
 namespace gpucore::cpu {
@@ -17,8 +20,18 @@ namespace gpucore::cpu {
 // True for the dtypes and reduce ops this backend implements (all of the contract's).
 bool is_known_dtype(gpucore_dtype dtype) noexcept;
 bool is_known_reduce_op(gpucore_reduce_op op) noexcept;
-// Bytes per element of `dtype` (0 for an unknown dtype).
-std::size_t element_size(gpucore_dtype dtype) noexcept;
+using gpucore::element_size; // bytes per element of a dtype (0 for an unknown dtype)
+
+// The type integer sums, products and additions are computed in: the unsigned type of the same
+// width, so they wrap as unsigned arithmetic does, with no signed-overflow UB for i32.
+template <class T, bool = std::is_integral_v<T>>
+struct Wrapping {
+    using type = T;
+};
+template <class T>
+struct Wrapping<T, true> {
+    using type = std::make_unsigned_t<T>;
+};
 
 // memcpy of `bytes`, split over threads when large. dst and src must not overlap.
 void copy_bytes(void* dst, const void* src, std::size_t bytes);

@@ -29,61 +29,22 @@
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
+#include "gpucore/reduce_rules.hpp" // after the pragma: its combine() returns those vectors
+
 namespace gpucore::cpu {
 namespace {
 
 // ---- the operations ----------------------------------------------------------------------------
-// combine(acc, x) is written once for scalars and for GCC vector types (see reduce_leaf), and is
-// branch-free so that it maps onto SIMD instructions. Arguments by reference: a 32-byte vector
-// passed by value would draw GCC's ABI note in the non-AVX build.
+// Identities, combine steps and the NaN rule come from the one host copy (gpucore/reduce_rules.hpp).
 
 template <class T>
-struct SumOp {
-    static constexpr T identity() { return T(0); }
-    template <class V>
-    static V combine(const V& acc, const V& x) { return acc + x; }
-};
-
+using SumOp = reduce_rules::Sum<T>;
 template <class T>
-struct ProdOp {
-    static constexpr T identity() { return T(1); }
-    template <class V>
-    static V combine(const V& acc, const V& x) { return acc * x; }
-};
-
+using ProdOp = reduce_rules::Prod<T>;
 template <class T>
-struct MinOp {
-    static constexpr T identity() {
-        return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
-                                                    : std::numeric_limits<T>::max();
-    }
-    template <class V>
-    static V combine(const V& acc, const V& x) {
-        if constexpr (std::is_floating_point_v<T>) {
-            // Take x when it is smaller or NaN; once acc is NaN no comparison replaces it, so a
-            // NaN anywhere propagates.
-            return ((x < acc) | (x != x)) ? x : acc;
-        } else {
-            return x < acc ? x : acc;
-        }
-    }
-};
-
+using MinOp = reduce_rules::Min<T>;
 template <class T>
-struct MaxOp {
-    static constexpr T identity() {
-        return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                    : std::numeric_limits<T>::lowest();
-    }
-    template <class V>
-    static V combine(const V& acc, const V& x) {
-        if constexpr (std::is_floating_point_v<T>) {
-            return ((x > acc) | (x != x)) ? x : acc;
-        } else {
-            return x > acc ? x : acc;
-        }
-    }
-};
+using MaxOp = reduce_rules::Max<T>;
 
 // ---- tuning ------------------------------------------------------------------------------------
 // The leaf works on vectors of kVectorBytes (GCC vector extensions: AVX registers in the AVX2
@@ -249,17 +210,6 @@ void reduce_rows_typed(const T* in, std::size_t rows, std::size_t cols, T* out) 
                  });
 }
 
-// The type integer sums and products are computed in: the unsigned type of the same width, so
-// they wrap as unsigned arithmetic does, with no signed-overflow UB for i32.
-template <class T, bool = std::is_integral_v<T>>
-struct Wrapping {
-    using type = T;
-};
-template <class T>
-struct Wrapping<T, true> {
-    using type = std::make_unsigned_t<T>;
-};
-
 template <class T>
 void reduce_rows_op(gpucore_reduce_op op, const void* in, std::size_t rows, std::size_t cols,
                     void* out) {
@@ -281,13 +231,10 @@ void reduce_rows_op(gpucore_reduce_op op, const void* in, std::size_t rows, std:
 
 void reduce_rows(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, std::size_t rows,
                  std::size_t cols, void* out) {
-    switch (dtype) {
-    case GPUCORE_DTYPE_F32: return reduce_rows_op<float>(op, in, rows, cols, out);
-    case GPUCORE_DTYPE_F64: return reduce_rows_op<double>(op, in, rows, cols, out);
-    case GPUCORE_DTYPE_I32: return reduce_rows_op<std::int32_t>(op, in, rows, cols, out);
-    case GPUCORE_DTYPE_U32: return reduce_rows_op<std::uint32_t>(op, in, rows, cols, out);
-    }
-    throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "reduce: unknown dtype");
+    const bool known = visit_dtype(dtype, [&](auto tag) {
+        reduce_rows_op<typename decltype(tag)::type>(op, in, rows, cols, out);
+    });
+    if (!known) throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "reduce: unknown dtype");
 }
 
 } // namespace gpucore::cpu

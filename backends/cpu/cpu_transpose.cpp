@@ -25,7 +25,7 @@ namespace gpucore::cpu {
 namespace {
 
 template <class E>
-inline constexpr std::size_t kTile = 256 / sizeof(E); // 64 x 64 for 4 bytes, 32 x 32 for 8
+inline constexpr std::size_t kTile = 256 / sizeof(E); // 128 x 128 for 2 bytes, 64 x 64 for 4, 32 x 32 for 8
 
 struct Shape {
     std::size_t rows;
@@ -53,7 +53,29 @@ inline void transpose_block(const E* src, std::size_t stride, E* buf, std::size_
     E* q = buf + c * T + r;
     const auto load = [](const E* at) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at)); };
     const auto store = [](E* at, __m128i v) { _mm_store_si128(reinterpret_cast<__m128i*>(at), v); };
-    if constexpr (sizeof(E) == 4) {
+    if constexpr (sizeof(E) == 2) {
+        __m128i a[8];
+        for (std::size_t k = 0; k < 8; ++k) a[k] = load(p + k * stride);
+        __m128i b[8]; // pairs of rows interleaved by element
+        for (std::size_t k = 0; k < 8; k += 2) {
+            b[k / 2 * 2] = _mm_unpacklo_epi16(a[k], a[k + 1]);
+            b[k / 2 * 2 + 1] = _mm_unpackhi_epi16(a[k], a[k + 1]);
+        }
+        // b0 = a00 a10 a01 a11 .. a03 a13, b1 = a04 a14 .. a07 a17, b2/b3 rows 2-3, b4-b7 rows 4-7.
+        const __m128i c0 = _mm_unpacklo_epi32(b[0], b[2]), c1 = _mm_unpackhi_epi32(b[0], b[2]);
+        const __m128i c2 = _mm_unpacklo_epi32(b[1], b[3]), c3 = _mm_unpackhi_epi32(b[1], b[3]);
+        const __m128i c4 = _mm_unpacklo_epi32(b[4], b[6]), c5 = _mm_unpackhi_epi32(b[4], b[6]);
+        const __m128i c6 = _mm_unpacklo_epi32(b[5], b[7]), c7 = _mm_unpackhi_epi32(b[5], b[7]);
+        // c0 = a00 a10 a20 a30 a01 a11 a21 a31; c4 the same for rows 4-7.
+        store(q, _mm_unpacklo_epi64(c0, c4));
+        store(q + T, _mm_unpackhi_epi64(c0, c4));
+        store(q + 2 * T, _mm_unpacklo_epi64(c1, c5));
+        store(q + 3 * T, _mm_unpackhi_epi64(c1, c5));
+        store(q + 4 * T, _mm_unpacklo_epi64(c2, c6));
+        store(q + 5 * T, _mm_unpackhi_epi64(c2, c6));
+        store(q + 6 * T, _mm_unpacklo_epi64(c3, c7));
+        store(q + 7 * T, _mm_unpackhi_epi64(c3, c7));
+    } else if constexpr (sizeof(E) == 4) {
         const __m128i a0 = load(p);
         const __m128i a1 = load(p + stride);
         const __m128i a2 = load(p + 2 * stride);
@@ -67,7 +89,7 @@ inline void transpose_block(const E* src, std::size_t stride, E* buf, std::size_
         store(q + 2 * T, _mm_unpacklo_epi64(t2, t3));
         store(q + 3 * T, _mm_unpackhi_epi64(t2, t3));
     } else {
-        static_assert(sizeof(E) == 8, "transpose moves 4- or 8-byte elements");
+        static_assert(sizeof(E) == 8, "transpose moves 2-, 4- or 8-byte elements");
         const __m128i a0 = load(p);
         const __m128i a1 = load(p + stride);
         store(q, _mm_unpacklo_epi64(a0, a1));
@@ -162,18 +184,13 @@ void transpose(gpucore_dtype dtype, const void* in, void* out, std::size_t rows,
     // A single row or column has the same layout as its transpose.
     if (rows == 1 || cols == 1) return copy_bytes(out, in, rows * cols * size);
     const Shape shape{rows, cols};
-    switch (dtype) {
-    case GPUCORE_DTYPE_F32:
-        return transpose_typed(static_cast<const float*>(in), static_cast<float*>(out), shape);
-    case GPUCORE_DTYPE_F64:
-        return transpose_typed(static_cast<const double*>(in), static_cast<double*>(out), shape);
-    case GPUCORE_DTYPE_I32:
-        return transpose_typed(static_cast<const std::int32_t*>(in), static_cast<std::int32_t*>(out),
-                               shape);
-    case GPUCORE_DTYPE_U32:
-        return transpose_typed(static_cast<const std::uint32_t*>(in),
-                               static_cast<std::uint32_t*>(out), shape);
+    // Only the element's size matters to a transpose: move same-sized unsigned words.
+    switch (size) {
+    case 2: return transpose_typed(static_cast<const std::uint16_t*>(in), static_cast<std::uint16_t*>(out), shape);
+    case 4: return transpose_typed(static_cast<const std::uint32_t*>(in), static_cast<std::uint32_t*>(out), shape);
+    case 8: return transpose_typed(static_cast<const std::uint64_t*>(in), static_cast<std::uint64_t*>(out), shape);
     }
+    throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "transpose: no kernel for " + std::to_string(size) + "-byte elements");
 }
 
 } // namespace gpucore::cpu

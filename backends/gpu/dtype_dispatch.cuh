@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "gpu_error.hpp"
+#include "gpucore/element_types.hpp"
 #include "gpucore/plugin.h"
 #include "kernels/reduce_ops.cuh"
 
@@ -17,16 +18,21 @@ struct TypeTag {
     using type = T;
 };
 
-// Calls f(TypeTag<T>{}) with T the element type of dtype.
+// The type kernels use for a host element type of the contract's list.
+template <class T>
+struct DeviceElement {
+    using type = T;
+};
+template <class T>
+using device_element_t = typename DeviceElement<T>::type;
+
+// Calls f(TypeTag<T>{}) with T the kernels' element type of dtype (from the contract's list).
 template <class F>
 void dispatch_dtype(gpucore_dtype dtype, F&& f) {
-    switch (dtype) {
-    case GPUCORE_DTYPE_F32: f(TypeTag<float>{}); return;
-    case GPUCORE_DTYPE_F64: f(TypeTag<double>{}); return;
-    case GPUCORE_DTYPE_I32: f(TypeTag<std::int32_t>{}); return;
-    case GPUCORE_DTYPE_U32: f(TypeTag<std::uint32_t>{}); return;
-    }
-    throw GpuError(GPUCORE_ERROR_INVALID_ARGUMENT, "unknown dtype " + std::to_string(dtype));
+    const bool known = visit_dtype(dtype, [&](auto tag) {
+        f(TypeTag<device_element_t<typename decltype(tag)::type>>{});
+    });
+    if (!known) throw GpuError(GPUCORE_ERROR_INVALID_ARGUMENT, "unknown dtype " + std::to_string(dtype));
 }
 
 // Calls f(TypeTag<T>{}, Op{}) with the computation type and functor for (dtype, op).

@@ -8,19 +8,19 @@
 
 #include "gpu_vendor.hpp"
 #include "gpucore/plugin.h"
+#include "gpucore/plugin_support.hpp"
 
 namespace gpucore::gpu {
 
-class GpuError : public std::runtime_error {
+// A failure with its contract status (the plugin SDK's StatusError), and whether it is sticky.
+class GpuError : public plugin::StatusError {
 public:
     GpuError(gpucore_status status, const std::string& text, bool sticky = false)
-        : std::runtime_error(text), status_(status), sticky_(sticky) {}
-    gpucore_status status() const noexcept { return status_; }
+        : plugin::StatusError(status, text), sticky_(sticky) {}
     // True when the device context is lost (illegal address, kernel fault, ...).
     bool sticky() const noexcept { return sticky_; }
 
 private:
-    gpucore_status status_;
     bool sticky_;
 };
 

@@ -1,9 +1,12 @@
-// Launcher of transpose: kernels move raw 4- or 8-byte words, so f32/i32/u32 share one kernel.
+// Launcher of transpose: kernels move raw words of the element's size, so every dtype of one size
+// shares one kernel.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <string>
 
 #include "gpu_error.hpp"
+#include "gpucore/element_types.hpp"
 #include "kernels/transpose_bulk_kernel.cuh"
 #include "kernels/transpose_kernel.cuh"
 #include "launch.hpp"
@@ -79,7 +82,13 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
 
 void launch_transpose(gpucore_dtype dtype, const void* in, void* out, std::size_t rows,
                       std::size_t cols, const LaunchContext& ctx) {
-    const std::size_t word = dtype == GPUCORE_DTYPE_F64 ? 8 : 4;
+    // Only the element's size matters to a transpose: it moves words of that size.
+    const std::size_t word = element_size(dtype);
+    if (word != 4 && word != 8) {
+        throw GpuError(GPUCORE_ERROR_NOT_SUPPORTED,
+                       "transpose: no kernel for dtype " + std::to_string(dtype) + " (" +
+                           std::to_string(word) + "-byte elements)");
+    }
     if (rows == 0 || cols == 0) return;
     if (rows == 1 || cols == 1) {
         // A single row or column has the same layout transposed: a plain copy.

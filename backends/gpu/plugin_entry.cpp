@@ -36,6 +36,7 @@ const gpucore_plugin_api kTable = {
     &gpucore::gpu::slots::transpose,
     &gpucore::gpu::slots::reduce,
     &gpucore::gpu::slots::reduce_rows,
+    &gpucore::gpu::slots::memory_info,
 };
 
 } // namespace

@@ -21,6 +21,8 @@ gpucore_status copy(void* dst, const void* src, size_t bytes, gpucore_copy_kind 
                     gpucore_stream stream, gpucore_message* msg);
 gpucore_status fill(void* dst, const void* value, size_t element_size, size_t count,
                     gpucore_stream stream, gpucore_message* msg);
+gpucore_status memory_info(int device, uint64_t* free_bytes, uint64_t* total_bytes,
+                           gpucore_message* msg);
 
 // slots_streams.cpp
 gpucore_status stream_create(int device, gpucore_stream* stream, gpucore_message* msg);

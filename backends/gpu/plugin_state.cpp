@@ -40,9 +40,7 @@ void mark_lost(int device, const std::string& reason) noexcept {
 }
 
 void log_message(gpucore_log_level level, const std::string& text) noexcept {
-    const PluginState& state = plugin_state();
-    if (!state.have_host || state.host.log == nullptr || level < state.host.log_level) return;
-    state.host.log(state.host.log_user, level, text.c_str());
+    plugin_state().host.log(level, text);
 }
 
 DeviceScope::DeviceScope(int device) {

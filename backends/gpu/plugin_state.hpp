@@ -12,6 +12,7 @@
 
 #include "device_shape.hpp"
 #include "gpucore/plugin.h"
+#include "gpucore/plugin_support.hpp"
 #include "scratch_pool.hpp"
 
 namespace gpucore::gpu {
@@ -26,8 +27,7 @@ struct DeviceRecord {
 };
 
 struct PluginState {
-    gpucore_host_services host{};
-    bool have_host = false;
+    plugin::HostServices host; // what init received (copied by struct_size)
     std::string no_device_reason; // why device_count is 0
     std::vector<std::unique_ptr<DeviceRecord>> devices;
 };

@@ -75,11 +75,7 @@ std::string runtime_failure(gpuError_t err, const char* call) {
 gpucore_status init(const gpucore_host_services* host, gpucore_message* msg) {
     return guarded(msg, -1, [&] {
         PluginState& state = plugin_state();
-        if (host != nullptr) {
-            std::memcpy(&state.host, host,
-                        std::min<std::size_t>(host->struct_size, sizeof state.host));
-            state.have_host = true;
-        }
+        state.host.copy_from(host);
         int count = 0;
         const gpuError_t err = gpuGetDeviceCount(&count);
         if (err != gpuSuccess) {

@@ -1,4 +1,4 @@
-// Slots: allocate, deallocate, copy, fill.
+// Slots: memory_info, allocate, deallocate, copy, fill.
 #include <string>
 
 #include "gpu_error.hpp"
@@ -25,6 +25,19 @@ void check_managed_fits(std::size_t bytes) {
 }
 
 } // namespace
+
+gpucore_status memory_info(int device, uint64_t* free_bytes, uint64_t* total_bytes,
+                           gpucore_message* msg) {
+    return guarded(msg, device, [&] {
+        ensure_usable(device);
+        DeviceScope scope(device);
+        std::size_t free_now = 0;
+        std::size_t total = 0;
+        GPUCORE_GPU_CHECK(gpuMemGetInfo(&free_now, &total));
+        *free_bytes = free_now;
+        *total_bytes = total;
+    });
+}
 
 gpucore_status allocate(int device, gpucore_memory_kind kind, size_t bytes, void** ptr,
                         gpucore_message* msg) {

@@ -51,8 +51,12 @@ Error error_from_status(gpucore_status status, const gpucore_message& message,
 }
 
 Backend::Backend(const gpucore_plugin_api* table, std::string source)
-    : table_(table), name_(table->name), source_(std::move(source)),
+    : table_(&full_table_), name_(table->name), source_(std::move(source)),
       version_(table->version ? std::string(table->version, strnlen(table->version, max_version_length)) : "") {
+    // A table of an older minor is shorter: copy what the plugin has, leave the rest NULL, so no
+    // read ever goes beyond the plugin's struct.
+    plugin_struct_size_ = std::min<std::size_t>(table->struct_size, sizeof full_table_);
+    std::memcpy(&full_table_, table, plugin_struct_size_);
     track_backend_for_fork(this);
 }
 
@@ -77,6 +81,15 @@ void Backend::plugin_threw(const char* operation, gpucore_message& message) cons
 Error Backend::unusable_error(const char* operation, int device) const {
     return Error(ErrorCode::plugin_error, operation, name_, device,
                  "backend " + name_ + " (" + source_ + ") is " + broken_reason_);
+}
+
+void Backend::throw_missing_slot(const char* operation, int device, bool beyond_table) const {
+    const std::string why =
+        beyond_table ? "its plugin was built against ABI " + std::to_string(full_table_.abi_major) + "." +
+                           std::to_string(full_table_.abi_minor) + ", whose table has no " + operation + " slot"
+                     : std::string("its plugin leaves the ") + operation + " slot empty (NULL)";
+    throw Error(ErrorCode::not_supported, operation, name_, device,
+                std::string("the backend does not implement ") + operation + ": " + why);
 }
 
 void Backend::initialise() {

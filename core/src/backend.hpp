@@ -3,6 +3,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -52,7 +54,25 @@ public:
     // Why the backend is unusable or has no device; empty when it is usable.
     const std::string& reason() const noexcept { return broken() ? broken_reason_ : reason_; }
     const DeviceProperties& properties(int device) const { return properties_.at(static_cast<std::size_t>(device)); }
+    // The backend's table, as long as this core's: slots beyond the plugin's struct_size are NULL.
     const gpucore_plugin_api& api() const noexcept { return *table_; }
+    // The ABI minor the plugin was built with (enum values of later minors are never sent to it).
+    std::uint32_t abi_minor() const noexcept { return table_->abi_minor; }
+
+    // The optional slot `member` (an operation, or a slot added after ABI 1.0), or
+    // Error(not_supported) naming `operation`, this backend and `device` when the plugin's table
+    // ends before it (built against an older minor) or leaves it NULL. The one place that decides
+    // whether an optional slot is available.
+    template <class Slot>
+    Slot optional_slot(Slot gpucore_plugin_api::*member, const char* operation, int device) const {
+        const Slot slot = table_->*member;
+        if (slot == nullptr) {
+            const auto offset = static_cast<std::size_t>(reinterpret_cast<const char*>(&(table_->*member)) -
+                                                         reinterpret_cast<const char*>(table_));
+            throw_missing_slot(operation, device, offset >= plugin_struct_size_);
+        }
+        return slot;
+    }
 
     // Calls `slot(args..., &message)` through invoke() and throws the Error naming `operation`,
     // this backend and `device` when it does not return GPUCORE_OK. On a backend made unusable by
@@ -128,6 +148,8 @@ private:
         gpucore_stream handle;
         std::shared_ptr<StreamRecord> record;
     };
+    [[noreturn]] void throw_missing_slot(const char* operation, int device, bool beyond_table) const;
+
     struct DeviceState {
         std::mutex mutex;
         std::unordered_map<gpucore_stream, std::shared_ptr<StreamRecord>> live_streams;
@@ -143,7 +165,9 @@ private:
     void synchronize_locked(StreamRecord& record, int device, gpucore_stream stream,
                             const char* operation);
 
-    const gpucore_plugin_api* table_;
+    const gpucore_plugin_api* table_; // points at full_table_
+    gpucore_plugin_api full_table_{};  // the plugin's struct_size bytes, the rest zero (NULL slots)
+    std::size_t plugin_struct_size_ = 0;
     std::string name_;
     std::string source_;
     std::string version_;

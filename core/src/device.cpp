@@ -38,6 +38,15 @@ std::string Device::to_string() const {
     return backend_->name() + ":" + std::to_string(index_);
 }
 
+MemoryInfo memory_info(const Device& device) {
+    const detail::Backend& backend = detail::backend_of(device, "memory_info");
+    const int index = detail::Access::index(device);
+    MemoryInfo info;
+    backend.call("memory_info", index, backend.optional_slot(&gpucore_plugin_api::memory_info, "memory_info", index),
+                 index, &info.free_bytes, &info.total_bytes);
+    return info;
+}
+
 std::vector<Device> devices() {
     std::vector<Device> all;
     for (detail::Backend* backend : detail::Runtime::instance().backends()) {

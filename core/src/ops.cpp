@@ -10,16 +10,6 @@ namespace gpucore::detail {
 
 namespace {
 
-gpucore_dtype to_plugin(DType dtype) {
-    switch (dtype) {
-    case DType::f64: return GPUCORE_DTYPE_F64;
-    case DType::i32: return GPUCORE_DTYPE_I32;
-    case DType::u32: return GPUCORE_DTYPE_U32;
-    case DType::f32: break;
-    }
-    return GPUCORE_DTYPE_F32;
-}
-
 // Validation shared by every operation; throws Error(invalid_argument) naming `operation`.
 class OpCheck {
 public:
@@ -70,8 +60,28 @@ public:
         fail("unknown reduce op " + std::to_string(static_cast<int>(op)));
     }
 
+    // The plugin's dtype id. A value outside the list (an integer cast to DType) is
+    // invalid_argument; a dtype added after the plugin's ABI minor is not_supported, so the plugin
+    // never receives an id its header did not have.
+    gpucore_dtype dtype(DType dtype) const {
+        if (!is_known(dtype)) fail("unknown dtype " + std::to_string(static_cast<int>(dtype)));
+        if (abi_minor_of(dtype) > backend_->abi_minor()) {
+            throw Error(ErrorCode::not_supported, operation_, backend_->name(), device_,
+                        std::string("the backend's plugin was built against ABI ") + std::to_string(GPUCORE_PLUGIN_ABI_MAJOR) +
+                            "." + std::to_string(backend_->abi_minor()) + ", which has no dtype " + to_string(dtype) +
+                            " (added in 1." + std::to_string(abi_minor_of(dtype)) + ")");
+        }
+        return static_cast<gpucore_dtype>(static_cast<int>(dtype));
+    }
+
     [[noreturn]] void fail(const std::string& cause) const {
         throw Error(ErrorCode::invalid_argument, operation_, backend_->name(), device_, cause);
+    }
+
+    // The operation's slot, or Error(not_supported) when the backend does not implement it.
+    template <class Slot>
+    Slot slot(Slot gpucore_plugin_api::*member) const {
+        return backend_->optional_slot(member, operation_, device_);
     }
 
     const Backend& backend() const { return *backend_; }
@@ -92,6 +102,8 @@ std::string n(std::size_t value) { return std::to_string(value); }
 void vector_add(Stream& stream, DType dtype, const Allocation& a, const Allocation& b,
                 const Allocation& c, std::size_t n_a, std::size_t n_b, std::size_t n_c) {
     const OpCheck check("vector_add", stream);
+    const auto slot = check.slot(&gpucore_plugin_api::vector_add);
+    const gpucore_dtype plugin_dtype = check.dtype(dtype);
     check.buffer(a, "a");
     check.buffer(b, "b");
     check.buffer(c, "c");
@@ -99,7 +111,7 @@ void vector_add(Stream& stream, DType dtype, const Allocation& a, const Allocati
         check.fail("buffer lengths differ (a: " + n(n_a) + ", b: " + n(n_b) + ", c: " + n(n_c) + ")");
     }
     if (n_a == 0) return;
-    check.backend().call("vector_add", check.device(), check.backend().api().vector_add, to_plugin(dtype),
+    check.backend().call("vector_add", check.device(), slot, plugin_dtype,
                          static_cast<const void*>(a.data()), static_cast<const void*>(b.data()), c.data(),
                          n_a, check.stream());
 }
@@ -107,6 +119,8 @@ void vector_add(Stream& stream, DType dtype, const Allocation& a, const Allocati
 void transpose(Stream& stream, DType dtype, const Allocation& in, const Allocation& out,
                std::size_t n_in, std::size_t n_out, std::size_t rows, std::size_t cols) {
     const OpCheck check("transpose", stream);
+    const auto slot = check.slot(&gpucore_plugin_api::transpose);
+    const gpucore_dtype plugin_dtype = check.dtype(dtype);
     check.buffer(in, "in");
     check.buffer(out, "out");
     const std::size_t elements = check.matrix(n_in, "in", rows, cols);
@@ -115,19 +129,21 @@ void transpose(Stream& stream, DType dtype, const Allocation& in, const Allocati
     if (&in == &out || in.data() == out.data()) {
         check.fail("in and out are the same buffer (transpose does not work in place)");
     }
-    check.backend().call("transpose", check.device(), check.backend().api().transpose, to_plugin(dtype),
+    check.backend().call("transpose", check.device(), slot, plugin_dtype,
                          static_cast<const void*>(in.data()), out.data(), rows, cols, check.stream());
 }
 
 void reduce(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, const Allocation& out,
             std::size_t n_in, std::size_t n_out) {
     const OpCheck check("reduce", stream);
+    const auto slot = check.slot(&gpucore_plugin_api::reduce);
+    const gpucore_dtype plugin_dtype = check.dtype(dtype);
     check.buffer(in, "in");
     check.buffer(out, "out");
     if (n_out == 0) check.fail("out is empty (it must hold at least 1 element)");
     const gpucore_reduce_op plugin_op = check.reduce_op(op);
     // n_in == 0 still runs: the plugin writes the identity to out[0].
-    check.backend().call("reduce", check.device(), check.backend().api().reduce, to_plugin(dtype),
+    check.backend().call("reduce", check.device(), slot, plugin_dtype,
                          plugin_op, static_cast<const void*>(in.data()), n_in, out.data(),
                          check.stream());
 }
@@ -135,6 +151,8 @@ void reduce(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, cons
 void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, const Allocation& out,
                  std::size_t n_in, std::size_t n_out, std::size_t rows, std::size_t cols) {
     const OpCheck check("reduce_rows", stream);
+    const auto slot = check.slot(&gpucore_plugin_api::reduce_rows);
+    const gpucore_dtype plugin_dtype = check.dtype(dtype);
     check.buffer(in, "in");
     check.buffer(out, "out");
     check.matrix(n_in, "in", rows, cols);
@@ -144,8 +162,8 @@ void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Allocation& in,
     const gpucore_reduce_op plugin_op = check.reduce_op(op);
     if (rows == 0) return;
     // cols == 0 still runs: the plugin writes the identity to every out[r].
-    check.backend().call("reduce_rows", check.device(), check.backend().api().reduce_rows,
-                         to_plugin(dtype), plugin_op, static_cast<const void*>(in.data()), rows, cols,
+    check.backend().call("reduce_rows", check.device(), slot,
+                         plugin_dtype, plugin_op, static_cast<const void*>(in.data()), rows, cols,
                          out.data(), check.stream());
 }
 

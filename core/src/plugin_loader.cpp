@@ -43,10 +43,9 @@ std::string validate_plugin_table(const gpucore_plugin_api* table) {
         return "table reports ABI major " + std::to_string(table->abi_major) +
                ", this gpucore speaks " + std::to_string(GPUCORE_PLUGIN_ABI_MAJOR);
     }
-    if (table->struct_size < sizeof(gpucore_plugin_api)) {
+    if (table->struct_size < kAbi10TableSize) {
         return "table struct_size " + std::to_string(table->struct_size) +
-               " is smaller than the ABI 1.0 table (" + std::to_string(sizeof(gpucore_plugin_api)) +
-               " bytes)";
+               " is smaller than the ABI 1.0 table (" + std::to_string(kAbi10TableSize) + " bytes)";
     }
     if (table->name == nullptr) return "table has no name";
     const std::string name(table->name, strnlen(table->name, 64));
@@ -77,10 +76,6 @@ std::string validate_plugin_table(const gpucore_plugin_api* table) {
         {"event_elapsed_ms", table->event_elapsed_ms != nullptr},
         {"copy", table->copy != nullptr},
         {"fill", table->fill != nullptr},
-        {"vector_add", table->vector_add != nullptr},
-        {"transpose", table->transpose != nullptr},
-        {"reduce", table->reduce != nullptr},
-        {"reduce_rows", table->reduce_rows != nullptr},
     };
     for (const auto& slot : slots) {
         if (!slot.present) return std::string("table slot '") + slot.slot_name + "' is NULL";

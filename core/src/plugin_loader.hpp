@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -31,9 +32,15 @@ struct PluginLoadResult {
 // from one thread, once).
 PluginLoadResult load_plugin(const std::filesystem::path& path, const struct stat& checked);
 
-// Checks a table returned by an entry point: ABI major, struct_size at least the v1 size, every
-// v1 slot non-null, name valid ([a-z0-9_-], 1..63 characters, not "auto"). Returns the problem,
-// or empty when the table is usable.
+// Bytes of the ABI 1.0 table (up to and including reduce_rows): the least struct_size accepted.
+inline constexpr std::size_t kAbi10TableSize =
+    offsetof(gpucore_plugin_api, reduce_rows) + sizeof(gpucore_plugin_api::reduce_rows);
+
+// Checks a table returned by an entry point: ABI major, struct_size covering the 1.0 table, every
+// required slot (lifecycle, devices, memory, streams, events, copy, fill) non-null, name valid
+// ([a-z0-9_-], 1..63 characters, not "auto"). Operation slots and slots added after 1.0 are
+// optional. Reads nothing beyond the table's struct_size. Returns the problem, or empty when the
+// table is usable.
 std::string validate_plugin_table(const gpucore_plugin_api* table);
 
 // True for a valid backend name: 1..63 characters of [a-z0-9_-], and not the reserved "auto".

@@ -1,15 +1,14 @@
 #include "gpucore/types.hpp"
 
-#include <cstdint>
 
 namespace gpucore {
 
 const char* to_string(DType dtype) noexcept {
     switch (dtype) {
-    case DType::f32: return "f32";
-    case DType::f64: return "f64";
-    case DType::i32: return "i32";
-    case DType::u32: return "u32";
+#define GPUCORE_DTYPE_NAME_(ID, value, name, ctype, bytes, minor) \
+    case DType::name: return #name;
+        GPUCORE_DTYPE_LIST(GPUCORE_DTYPE_NAME_)
+#undef GPUCORE_DTYPE_NAME_
     }
     return "unknown_dtype";
 }
@@ -35,10 +34,10 @@ const char* to_string(MemoryKind kind) noexcept {
 
 std::size_t size_of(DType dtype) noexcept {
     switch (dtype) {
-    case DType::f32: return sizeof(float);
-    case DType::f64: return sizeof(double);
-    case DType::i32: return sizeof(std::int32_t);
-    case DType::u32: return sizeof(std::uint32_t);
+#define GPUCORE_DTYPE_SIZE_(ID, value, name, ctype, bytes, minor) \
+    case DType::name: return bytes;
+        GPUCORE_DTYPE_LIST(GPUCORE_DTYPE_SIZE_)
+#undef GPUCORE_DTYPE_SIZE_
     }
     return 0;
 }

@@ -13,39 +13,29 @@
 //  - trust its arguments: the core has validated devices, lengths, overflow and buffer sizes.
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <new>
-#include <exception>
 #include <type_traits>
 
+#include "gpucore/element_types.hpp"
+#include "gpucore/plugin_support.hpp"
+#include "gpucore/reduce_rules.hpp"
 #include "gpucore/plugin.h"
 
 namespace {
 
-gpucore_host_services g_host{}; // what init received; log is optional to use
+// The plugin SDK (gpucore/plugin_support.hpp) holds the boundary plumbing: guarded() runs a slot
+// body and turns any C++ exception into a status and message; HostServices keeps what init got.
+using gpucore::plugin::guarded;
+
+gpucore::plugin::HostServices g_host; // what init received; log is optional to use
 
 gpucore_status fail(gpucore_message* msg, gpucore_status status, const char* text) {
-    std::snprintf(msg->text, sizeof msg->text, "%s", text);
+    gpucore::plugin::write_message(msg, text);
     return status;
-}
-
-// Runs `body`, turning any C++ exception into a status: nothing may escape a slot.
-template <class Body>
-gpucore_status guarded(gpucore_message* msg, Body&& body) noexcept {
-    try {
-        return body();
-    } catch (const std::bad_alloc&) {
-        return fail(msg, GPUCORE_ERROR_OUT_OF_MEMORY, "template: out of host memory");
-    } catch (const std::exception& e) {
-        return fail(msg, GPUCORE_ERROR_PLUGIN, e.what());
-    } catch (...) {
-        return fail(msg, GPUCORE_ERROR_PLUGIN, "template: unknown C++ exception");
-    }
 }
 
 // ---- element-wise helpers, one per dtype --------------------------------------------------------
@@ -76,44 +66,23 @@ void transpose_loop(const void* in, void* out, size_t rows, size_t cols) {
 
 template <class T>
 T identity(gpucore_reduce_op op) {
-    switch (op) {
-    case GPUCORE_REDUCE_SUM: return T(0);
-    case GPUCORE_REDUCE_PROD: return T(1);
-    case GPUCORE_REDUCE_MIN:
-        return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
-                                                    : std::numeric_limits<T>::max();
-    case GPUCORE_REDUCE_MAX:
-        return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                    : std::numeric_limits<T>::lowest();
-    }
-    return T(0);
+    return gpucore::reduce_rules::identity<T>(op);
 }
 
+// One combine step of `op` (identities, combine and the NaN rule: gpucore/reduce_rules.hpp).
+// Integer sums and products run in uint32_t: they wrap as the contract says, without UB.
 template <class T>
 T combine(gpucore_reduce_op op, T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-        // NaN propagates through min/max, as the contract requires.
-        if ((op == GPUCORE_REDUCE_MIN || op == GPUCORE_REDUCE_MAX) && (std::isnan(a) || std::isnan(b))) {
-            return std::numeric_limits<T>::quiet_NaN();
-        }
+    if (std::is_integral_v<T> && (op == GPUCORE_REDUCE_SUM || op == GPUCORE_REDUCE_PROD)) {
+        std::uint32_t wrapped = 0;
+        gpucore::reduce_rules::visit_op<std::uint32_t>(op, [&](auto rule) {
+            wrapped = rule.combine(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b));
+        });
+        return static_cast<T>(wrapped);
     }
-    switch (op) {
-    case GPUCORE_REDUCE_SUM:
-        if constexpr (std::is_integral_v<T>) {
-            return static_cast<T>(static_cast<std::uint32_t>(a) + static_cast<std::uint32_t>(b));
-        } else {
-            return a + b;
-        }
-    case GPUCORE_REDUCE_PROD:
-        if constexpr (std::is_integral_v<T>) {
-            return static_cast<T>(static_cast<std::uint32_t>(a) * static_cast<std::uint32_t>(b));
-        } else {
-            return a * b;
-        }
-    case GPUCORE_REDUCE_MIN: return b < a ? b : a;
-    case GPUCORE_REDUCE_MAX: return b > a ? b : a;
-    }
-    return a;
+    T result = a;
+    gpucore::reduce_rules::visit_op<T>(op, [&](auto rule) { result = rule.combine(a, b); });
+    return result;
 }
 
 // Pairwise (tree) reduction: float sums keep O(log n) error growth instead of a serial chain's O(n).
@@ -135,16 +104,12 @@ void reduce_rows_loop(gpucore_reduce_op op, const void* in, size_t rows, size_t 
     for (size_t r = 0; r < rows; ++r) dst[r] = reduce_range(op, src + r * cols, cols);
 }
 
-// Calls F<T>(args...) for the runtime dtype.
+// Calls F<T>::run(args...) with T the element type of the runtime dtype (gpucore::visit_dtype
+// expands the contract's dtype list, so a dtype added to the contract reaches this code).
 template <template <class> class F, class... Args>
 gpucore_status dispatch(gpucore_dtype dtype, gpucore_message* msg, Args... args) {
-    switch (dtype) {
-    case GPUCORE_DTYPE_F32: F<float>::run(args...); return GPUCORE_OK;
-    case GPUCORE_DTYPE_F64: F<double>::run(args...); return GPUCORE_OK;
-    case GPUCORE_DTYPE_I32: F<std::int32_t>::run(args...); return GPUCORE_OK;
-    case GPUCORE_DTYPE_U32: F<std::uint32_t>::run(args...); return GPUCORE_OK;
-    }
-    return fail(msg, GPUCORE_ERROR_INVALID_ARGUMENT, "template: unknown dtype");
+    const bool known = gpucore::visit_dtype(dtype, [&](auto tag) { F<typename decltype(tag)::type>::run(args...); });
+    return known ? GPUCORE_OK : fail(msg, GPUCORE_ERROR_NOT_SUPPORTED, "template: unknown dtype");
 }
 
 template <class T> struct AddOp { static void run(const void* a, const void* b, void* c, size_t n) { add<T>(a, b, c, n); } };
@@ -174,10 +139,8 @@ Event* as_event(gpucore_event e) { return reinterpret_cast<Event*>(e); }
 // ---- the slots --------------------------------------------------------------------------------------
 
 gpucore_status tpl_init(const gpucore_host_services* host, gpucore_message*) {
-    if (host != nullptr && host->struct_size >= sizeof(gpucore_host_services)) g_host = *host;
-    if (g_host.log != nullptr && g_host.log_level <= GPUCORE_LOG_DEBUG) {
-        g_host.log(g_host.log_user, GPUCORE_LOG_DEBUG, "template backend initialised (1 host device)");
-    }
+    g_host.copy_from(host);
+    g_host.log(GPUCORE_LOG_DEBUG, "template backend initialised (1 host device)");
     return GPUCORE_OK;
 }
 
@@ -350,6 +313,7 @@ const gpucore_plugin_api g_table = {
     tpl_transpose,
     tpl_reduce,
     tpl_reduce_rows,
+    nullptr, // memory_info (ABI 1.1): optional slots may stay NULL; the core reports not_supported
 };
 
 } // namespace

@@ -17,12 +17,15 @@ const gpucore_plugin_api* g_template = nullptr;
 
 // Adds 1 to element `index` of `data`: far outside any tolerance for the command's inputs.
 void spoil(gpucore_dtype dtype, void* data, size_t index) {
-    switch (dtype) {
-    case GPUCORE_DTYPE_F32: static_cast<float*>(data)[index] += 1.0f; break;
-    case GPUCORE_DTYPE_F64: static_cast<double*>(data)[index] += 1.0; break;
-    case GPUCORE_DTYPE_I32: // through unsigned arithmetic: INT32_MAX + 1 must not be undefined
-    case GPUCORE_DTYPE_U32: static_cast<uint32_t*>(data)[index] += 1u; break;
-    }
+    gpucore::visit_dtype(dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        T* values = static_cast<T*>(data);
+        if constexpr (std::is_integral_v<T>) { // through unsigned arithmetic: INT32_MAX + 1 is defined
+            values[index] = static_cast<T>(static_cast<uint32_t>(values[index]) + 1u);
+        } else {
+            values[index] = static_cast<T>(static_cast<double>(values[index]) + 1.0);
+        }
+    });
 }
 
 gpucore_status faulty_vector_add(gpucore_dtype dtype, const void* a, const void* b, void* c,

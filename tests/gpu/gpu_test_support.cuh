@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "gpucore/element_types.hpp"
 #include "launch.hpp"
 #include "tuning_policy.hpp"
 
@@ -105,10 +106,7 @@ protected:
 
 template <class T>
 constexpr gpucore_dtype dtype_of() {
-    if constexpr (std::is_same_v<T, float>) return GPUCORE_DTYPE_F32;
-    else if constexpr (std::is_same_v<T, double>) return GPUCORE_DTYPE_F64;
-    else if constexpr (std::is_same_v<T, std::int32_t>) return GPUCORE_DTYPE_I32;
-    else return GPUCORE_DTYPE_U32;
+    return gpucore::dtype_id_of<T>();
 }
 
 inline std::mt19937_64& rng() {

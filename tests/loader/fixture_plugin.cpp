@@ -3,7 +3,7 @@
 //   FIXTURE_WRONG_ABI     exports gpucore_plugin_entry_v2 (a future ABI major)
 //   FIXTURE_NULL_ENTRY    entry returns NULL with a reason
 //   FIXTURE_INIT_FAILS    a valid table whose init fails
-//   FIXTURE_NULL_SLOT     a table whose reduce slot is NULL
+//   FIXTURE_NULL_SLOT     a table whose (required) fill slot is NULL
 //   FIXTURE_NEEDS_DEP     a valid-looking plugin that links a helper library the loader cannot find
 //   FIXTURE_DATA_ENTRY    exports gpucore_plugin_entry_v1 as a data object (the table itself)
 //   FIXTURE_ENTRY_V01     exports gpucore_plugin_entry_v01 (a look-alike, not ABI major 1)
@@ -65,14 +65,16 @@ gpucore_status eelapsed(gpucore_event, gpucore_event, double*, gpucore_message* 
 gpucore_status copy_slot(void*, const void*, size_t, gpucore_copy_kind, gpucore_stream, gpucore_message* m) {
     return refuse(m);
 }
-gpucore_status fill_slot(void*, const void*, size_t, size_t, gpucore_stream, gpucore_message* m) { return refuse(m); }
+[[maybe_unused]] gpucore_status fill_slot(void*, const void*, size_t, size_t, gpucore_stream, gpucore_message* m) {
+    return refuse(m);
+}
 gpucore_status add_slot(gpucore_dtype, const void*, const void*, void*, size_t, gpucore_stream, gpucore_message* m) {
     return refuse(m);
 }
 gpucore_status transpose_slot(gpucore_dtype, const void*, void*, size_t, size_t, gpucore_stream, gpucore_message* m) {
     return refuse(m);
 }
-[[maybe_unused]] gpucore_status reduce_slot(gpucore_dtype, gpucore_reduce_op, const void*, size_t, void*, gpucore_stream,
+gpucore_status reduce_slot(gpucore_dtype, gpucore_reduce_op, const void*, size_t, void*, gpucore_stream,
                            gpucore_message* m) {
     return refuse(m);
 }
@@ -107,13 +109,14 @@ FIXTURE_TABLE_DEFINITION = {
     init_slot, shutdown_slot, count_slot, props_slot, alloc_slot, dealloc_slot,
     screate, sdestroy, ssync, squery, swait,
     ecreate, edestroy, erecord, esync, equery, eelapsed,
-    copy_slot, fill_slot, add_slot, transpose_slot,
+    copy_slot,
 #if defined(FIXTURE_NULL_SLOT)
     nullptr,
 #else
-    reduce_slot,
+    fill_slot,
 #endif
-    rows_slot,
+    add_slot, transpose_slot, reduce_slot, rows_slot,
+    nullptr, // memory_info: optional
 };
 
 #if defined(FIXTURE_NO_ENTRY)

@@ -145,12 +145,12 @@ TEST(Loader, EntryReturningNullIsSkippedWithItsMessage) {
     EXPECT_THAT(c->reason, HasSubstr("fixture: no licence for this machine")) << describe(r);
 }
 
-TEST(Loader, TableWithNullSlotIsSkipped) {
+TEST(Loader, TableWithNullRequiredSlotIsSkipped) {
     const ProbeResult r = probe_with(GPUCORE_FIXTURE_NULLSLOT_PATH);
     const auto c = r.candidate("libgpucore-fixture-nullslot.so");
     ASSERT_TRUE(c) << describe(r);
     EXPECT_EQ(c->outcome, "skipped");
-    EXPECT_THAT(c->reason, HasSubstr("table slot 'reduce' is NULL")) << describe(r);
+    EXPECT_THAT(c->reason, HasSubstr("table slot 'fill' is NULL")) << describe(r);
     EXPECT_EQ(c->backend, "fixture-nullslot");
 }
 

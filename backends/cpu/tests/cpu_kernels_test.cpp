@@ -20,10 +20,7 @@ namespace {
 
 template <class T>
 gpucore_dtype dtype_of() {
-    if constexpr (std::is_same_v<T, float>) return GPUCORE_DTYPE_F32;
-    else if constexpr (std::is_same_v<T, double>) return GPUCORE_DTYPE_F64;
-    else if constexpr (std::is_same_v<T, std::int32_t>) return GPUCORE_DTYPE_I32;
-    else return GPUCORE_DTYPE_U32;
+    return gpucore::dtype_id_of<T>();
 }
 
 const gpucore_reduce_op kOps[] = {GPUCORE_REDUCE_SUM, GPUCORE_REDUCE_MIN, GPUCORE_REDUCE_MAX,

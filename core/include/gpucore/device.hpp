@@ -57,6 +57,16 @@ private:
     int index_ = -1;
 };
 
+struct MemoryInfo {
+    std::uint64_t free_bytes = 0;
+    std::uint64_t total_bytes = 0;
+};
+
+// Free and total memory of `device` as its runtime reports them now (the cpu backend: available
+// and total physical memory). Error(not_supported) for a backend whose plugin lacks the slot
+// (plugins built against ABI 1.0); Error(invalid_argument) for a null device.
+GPUCORE_API MemoryInfo memory_info(const Device& device);
+
 // Every device of every usable backend, in selection order: cuda, hip, other plugins, cpu.
 GPUCORE_API std::vector<Device> devices();
 

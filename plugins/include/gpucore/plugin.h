@@ -10,8 +10,18 @@
  * Versioning:
  *  - The ABI major is part of the entry symbol's name, so the core can read it from the file's
  *    symbol table (boost::dll::library_info) and refuse a mismatch BEFORE dlopen runs any code.
- *  - The table starts with abi_major, abi_minor and struct_size. A minor bump only appends slots;
- *    the core never calls a slot that lies beyond the struct_size the plugin reported.
+ *  - The table starts with abi_major, abi_minor and struct_size. A minor bump only appends slots
+ *    (and enum values); a released slot never moves or changes its signature or meaning. So a
+ *    plugin built against any 1.x header keeps loading in every later 1.y core.
+ *  - The core accepts a table whose struct_size covers the ABI 1.0 table (up to and including
+ *    reduce_rows). It never reads or calls a slot beyond the struct_size the plugin reported.
+ *  - Required slots (a NULL one makes the core skip the plugin): lifecycle, devices, memory,
+ *    streams, events, copy and fill. Optional slots: every operation and every slot added after
+ *    1.0. An optional slot left NULL, or lying beyond struct_size, makes the core answer the
+ *    caller with a not_supported error naming the backend and the operation.
+ *  - Enum values added by a minor version are never passed to a plugin that reports an older
+ *    abi_minor: the core answers not_supported itself.
+ *  - What each minor adds: 1.0 the table up to reduce_rows; 1.1 memory_info.
  *
  * Conventions for every slot that returns gpucore_status:
  *  - GPUCORE_OK on success. On failure, a non-OK code and a NUL-terminated, human-readable cause in
@@ -38,7 +48,7 @@ extern "C" {
 #endif
 
 #define GPUCORE_PLUGIN_ABI_MAJOR 1
-#define GPUCORE_PLUGIN_ABI_MINOR 0
+#define GPUCORE_PLUGIN_ABI_MINOR 1
 
 /* The entry symbol carries the ABI major: "gpucore_plugin_entry_v1". */
 #define GPUCORE_PLUGIN_ENTRY_PREFIX "gpucore_plugin_entry_v"
@@ -69,12 +79,25 @@ typedef enum gpucore_status {
     GPUCORE_STATUS_FORCE_32BIT_ = 0x7FFFFFFF
 } gpucore_status;
 
+/* The element types, ONE list from which every dtype dispatch in gpucore derives (the enum below,
+ * the C++ DType and gpucore::visit, the backends' and tools' switches):
+ *   X(ID, id value, name, C storage type, bytes per element, ABI minor that added it)
+ * A plugin may expand it for its own dispatch; it must still check the minor of each dtype it
+ * handles, as a newer header lists dtypes its code may not implement. */
+#define GPUCORE_DTYPE_LIST(X)         \
+    X(F32, 0, f32, float, 4, 0)      \
+    X(F64, 1, f64, double, 8, 0)     \
+    X(I32, 2, i32, int32_t, 4, 0)    \
+    X(U32, 3, u32, uint32_t, 4, 0)
+
+#define GPUCORE_DTYPE_ENUMERATOR_(ID, value, name, ctype, bytes, minor) GPUCORE_DTYPE_##ID = value,
 typedef enum gpucore_dtype {
-    GPUCORE_DTYPE_F32 = 0,
-    GPUCORE_DTYPE_F64 = 1,
-    GPUCORE_DTYPE_I32 = 2,
-    GPUCORE_DTYPE_U32 = 3
+    GPUCORE_DTYPE_LIST(GPUCORE_DTYPE_ENUMERATOR_)
+    /* Never passed. Makes every 32-bit value a valid gpucore_dtype in C++, so a plugin can read an
+     * id outside the list (from a newer or buggy caller) without undefined behaviour and refuse it. */
+    GPUCORE_DTYPE_FORCE_32BIT_ = 0x7FFFFFFF
 } gpucore_dtype;
+#undef GPUCORE_DTYPE_ENUMERATOR_
 
 typedef enum gpucore_reduce_op {
     GPUCORE_REDUCE_SUM = 0,
@@ -223,6 +246,12 @@ typedef struct gpucore_plugin_api {
     /* out[r] = op over in[r*cols .. r*cols+cols) for r < rows. cols == 0 gives identities. */
     gpucore_status (*reduce_rows)(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
                                   size_t rows, size_t cols, void* out, gpucore_stream stream,
+                                  gpucore_message* msg);
+
+    /* ---- ABI 1.1 (optional: may be NULL; absent from tables of 1.0 plugins) ------------------ */
+    /* Free and total bytes of `device`'s memory as the vendor runtime reports them now (the CPU
+     * backend: available and total physical memory). Blocking, cheap. */
+    gpucore_status (*memory_info)(int device, uint64_t* free_bytes, uint64_t* total_bytes,
                                   gpucore_message* msg);
 } gpucore_plugin_api;
 

@@ -1,0 +1,238 @@
+/*
+ * gpucore plugin contract (C ABI).
+ *
+ * A backend is a shared object that exports ONE function, GPUCORE_PLUGIN_ENTRY_NAME
+ * ("gpucore_plugin_entry_v<ABI major>"), returning a table of function pointers. Only C types cross
+ * the boundary: opaque handles, fixed-size structs, status codes and a message buffer. No C++ class,
+ * std type or exception crosses it, so a plugin built by another compiler or release loads, or is
+ * refused with a clear reason.
+ *
+ * Versioning:
+ *  - The ABI major is part of the entry symbol's name, so the core can read it from the file's
+ *    symbol table (boost::dll::library_info) and refuse a mismatch BEFORE dlopen runs any code.
+ *  - The table starts with abi_major, abi_minor and struct_size. A minor bump only appends slots;
+ *    the core never calls a slot that lies beyond the struct_size the plugin reported.
+ *
+ * Conventions for every slot that returns gpucore_status:
+ *  - GPUCORE_OK on success. On failure, a non-OK code and a NUL-terminated, human-readable cause in
+ *    msg->text (the core adds the operation, backend and device names; the plugin says why, e.g.
+ *    "cudaMalloc(&p, 1073741824): out of memory").
+ *  - A slot must never throw, call exit/abort, or let a C++ exception escape: catch at the boundary.
+ *  - `msg` is never NULL; the plugin may leave it untouched on success.
+ *  - Device indices are the plugin's own, 0 .. device_count-1. The core validates them before any
+ *    call, and validates lengths, overflow and buffer sizes, so plugins may trust their arguments.
+ *  - Asynchronous slots (copy, fill, ops) enqueue on `stream` and may return before the work ends.
+ *    Errors raised while the work runs surface at the next synchronizing call on that stream.
+ *
+ * Thread safety: every slot may be called concurrently from several threads, on different or the
+ * same stream. Work enqueued on one stream runs in the order it was enqueued.
+ */
+#ifndef GPUCORE_PLUGIN_H
+#define GPUCORE_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUCORE_PLUGIN_ABI_MAJOR 1
+#define GPUCORE_PLUGIN_ABI_MINOR 0
+
+/* The entry symbol carries the ABI major: "gpucore_plugin_entry_v1". */
+#define GPUCORE_PLUGIN_ENTRY_PREFIX "gpucore_plugin_entry_v"
+#define GPUCORE_PLUGIN_STRINGIFY_(x) #x
+#define GPUCORE_PLUGIN_STRINGIFY(x) GPUCORE_PLUGIN_STRINGIFY_(x)
+#define GPUCORE_PLUGIN_ENTRY_NAME \
+    GPUCORE_PLUGIN_ENTRY_PREFIX GPUCORE_PLUGIN_STRINGIFY(GPUCORE_PLUGIN_ABI_MAJOR)
+#define GPUCORE_PLUGIN_ENTRY gpucore_plugin_entry_v1
+
+/* Exported with default visibility even when the plugin is built with -fvisibility=hidden. */
+#if defined(_WIN32)
+#define GPUCORE_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define GPUCORE_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+typedef enum gpucore_status {
+    GPUCORE_OK = 0,
+    GPUCORE_ERROR_INVALID_ARGUMENT = 1,
+    GPUCORE_ERROR_OUT_OF_MEMORY = 2,
+    GPUCORE_ERROR_BACKEND_UNAVAILABLE = 3, /* runtime/driver missing or no usable device */
+    GPUCORE_ERROR_PLUGIN = 4,              /* the plugin itself failed (bug, bad state) */
+    GPUCORE_ERROR_DEVICE = 5,              /* the device failed (kernel fault, sticky error) */
+    GPUCORE_ERROR_NOT_SUPPORTED = 6,
+    /* Never returned. Makes every 32-bit value a valid gpucore_status in C++, so the core can read
+     * a status outside the list above (from a buggy or newer plugin) without undefined behaviour;
+     * it turns such a value into a plugin error. */
+    GPUCORE_STATUS_FORCE_32BIT_ = 0x7FFFFFFF
+} gpucore_status;
+
+typedef enum gpucore_dtype {
+    GPUCORE_DTYPE_F32 = 0,
+    GPUCORE_DTYPE_F64 = 1,
+    GPUCORE_DTYPE_I32 = 2,
+    GPUCORE_DTYPE_U32 = 3
+} gpucore_dtype;
+
+typedef enum gpucore_reduce_op {
+    GPUCORE_REDUCE_SUM = 0,
+    GPUCORE_REDUCE_MIN = 1,
+    GPUCORE_REDUCE_MAX = 2,
+    GPUCORE_REDUCE_PROD = 3
+} gpucore_reduce_op;
+
+typedef enum gpucore_memory_kind {
+    GPUCORE_MEMORY_DEVICE = 0,      /* device memory, not host-accessible in general */
+    GPUCORE_MEMORY_PINNED_HOST = 1, /* page-locked host memory, host-accessible */
+    GPUCORE_MEMORY_MANAGED = 2      /* unified memory, host- and device-accessible */
+} gpucore_memory_kind;
+
+typedef enum gpucore_copy_kind {
+    GPUCORE_COPY_HOST_TO_DEVICE = 0, /* src is ordinary (pageable or pinned) host memory */
+    GPUCORE_COPY_DEVICE_TO_HOST = 1, /* dst is ordinary host memory */
+    GPUCORE_COPY_DEVICE_TO_DEVICE = 2 /* both are allocations of this plugin, same device */
+} gpucore_copy_kind;
+
+typedef enum gpucore_log_level {
+    GPUCORE_LOG_TRACE = 0,
+    GPUCORE_LOG_DEBUG = 1,
+    GPUCORE_LOG_INFO = 2,
+    GPUCORE_LOG_WARN = 3,
+    GPUCORE_LOG_ERROR = 4,
+    GPUCORE_LOG_OFF = 6
+} gpucore_log_level;
+
+#define GPUCORE_MESSAGE_CAPACITY 1024
+typedef struct gpucore_message {
+    char text[GPUCORE_MESSAGE_CAPACITY];
+} gpucore_message;
+
+/* Opaque handles, created and interpreted only by the plugin that made them. */
+typedef struct gpucore_stream_impl* gpucore_stream;
+typedef struct gpucore_event_impl* gpucore_event;
+
+typedef struct gpucore_device_properties {
+    uint32_t struct_size;          /* set by the core: sizeof(gpucore_device_properties) */
+    char name[256];                /* "NVIDIA H100 80GB HBM3" */
+    char vendor[64];               /* "NVIDIA", "AMD", "CPU vendor string" */
+    char architecture[64];         /* "sm_90", "gfx90a", "x86_64" */
+    uint64_t total_memory_bytes;
+    uint32_t compute_units;        /* SMs, CUs, or CPU hardware threads */
+    uint32_t warp_size;            /* SIMD width of one warp/wavefront; 1 for scalar CPU lanes */
+    uint64_t l2_cache_bytes;       /* 0 when unknown */
+    double peak_memory_bandwidth_gbps; /* theoretical peak in GB/s (1e9 B/s); 0 when unknown */
+    uint32_t supports_pinned_host; /* 0 or 1 */
+    uint32_t supports_managed;     /* 0 or 1 */
+} gpucore_device_properties;
+
+/* What the core hands the plugin at init. */
+typedef void (*gpucore_log_fn)(void* user, gpucore_log_level level, const char* text);
+typedef struct gpucore_host_services {
+    uint32_t struct_size;      /* sizeof(gpucore_host_services) as the core knows it */
+    gpucore_log_fn log;        /* thread-safe; routes to the core's spdlog logger */
+    void* log_user;            /* pass back as the first argument of log */
+    gpucore_log_level log_level; /* messages below this level are dropped: skip formatting them */
+} gpucore_host_services;
+
+typedef struct gpucore_plugin_api {
+    /* ---- header: never moves ------------------------------------------------------------- */
+    uint32_t abi_major;   /* GPUCORE_PLUGIN_ABI_MAJOR the plugin was built with */
+    uint32_t abi_minor;   /* GPUCORE_PLUGIN_ABI_MINOR the plugin was built with */
+    uint32_t struct_size; /* sizeof(gpucore_plugin_api) the plugin was built with */
+    const char* name;     /* backend name users select with GPU_BACKEND: "cuda", "hip", "mybackend".
+                             Lowercase [a-z0-9_-]; static storage. */
+    const char* version;  /* free-form, static storage, e.g. "gpucore-cuda 0.1 (CUDA runtime 13000)" */
+
+    /* ---- lifetime ------------------------------------------------------------------------ */
+    /* Called once, before any other slot. A failure marks the backend unusable with msg as
+     * the reason; nothing else is called afterwards except shutdown. */
+    gpucore_status (*init)(const gpucore_host_services* host, gpucore_message* msg);
+    /* Called at most once at process end (may never be called). Frees what init made. */
+    void (*shutdown)(void);
+
+    /* ---- devices --------------------------------------------------------------------------- */
+    /* Number of usable devices. A plugin whose runtime works but finds no device returns
+     * GPUCORE_OK with *count = 0 and the reason in msg->text ("cudaGetDeviceCount: no CUDA-capable
+     * device is detected"): the core shows that reason when the user asks for this backend. */
+    gpucore_status (*device_count)(int* count, gpucore_message* msg);
+    /* Fills *props (the core set props->struct_size; write no further than that). */
+    gpucore_status (*device_properties)(int device, gpucore_device_properties* props,
+                                        gpucore_message* msg);
+
+    /* ---- memory ---------------------------------------------------------------------------- */
+    /* Allocates `bytes` (> 0) of `kind` on `device`, aligned to at least 256 bytes.
+     * GPUCORE_ERROR_OUT_OF_MEMORY when it does not fit; GPUCORE_ERROR_NOT_SUPPORTED for a kind the
+     * device cannot provide. Blocking. */
+    gpucore_status (*allocate)(int device, gpucore_memory_kind kind, size_t bytes, void** ptr,
+                               gpucore_message* msg);
+    /* Frees an allocation made by allocate. Waits for no stream: the core synchronizes first. */
+    gpucore_status (*deallocate)(int device, gpucore_memory_kind kind, void* ptr,
+                                 gpucore_message* msg);
+
+    /* ---- streams and events ----------------------------------------------------------------- */
+    gpucore_status (*stream_create)(int device, gpucore_stream* stream, gpucore_message* msg);
+    /* Waits for the stream's pending work, then destroys it. */
+    gpucore_status (*stream_destroy)(gpucore_stream stream, gpucore_message* msg);
+    /* Blocks until all work enqueued so far has finished; reports an error raised by that work. */
+    gpucore_status (*stream_synchronize)(gpucore_stream stream, gpucore_message* msg);
+    /* *done = 1 when all work enqueued so far has finished, else 0. Never blocks. */
+    gpucore_status (*stream_query)(gpucore_stream stream, int* done, gpucore_message* msg);
+    /* Work enqueued on `stream` after this call waits until `event`'s most recent record (as of
+     * this call) has completed. An event never recorded imposes no wait. */
+    gpucore_status (*stream_wait_event)(gpucore_stream stream, gpucore_event event,
+                                        gpucore_message* msg);
+
+    gpucore_status (*event_create)(int device, gpucore_event* event, gpucore_message* msg);
+    gpucore_status (*event_destroy)(gpucore_event event, gpucore_message* msg);
+    /* Captures the stream's work so far; the event completes when that work has finished, and
+     * takes a timestamp then. Re-recording replaces the previous capture. */
+    gpucore_status (*event_record)(gpucore_event event, gpucore_stream stream,
+                                   gpucore_message* msg);
+    gpucore_status (*event_synchronize)(gpucore_event event, gpucore_message* msg);
+    gpucore_status (*event_query)(gpucore_event event, int* done, gpucore_message* msg);
+    /* Milliseconds between two completed records (end - start). Error if either has not
+     * completed or was never recorded. */
+    gpucore_status (*event_elapsed_ms)(gpucore_event start, gpucore_event end, double* ms,
+                                       gpucore_message* msg);
+
+    /* ---- data movement (asynchronous on `stream`) ----------------------------------------------- */
+    /* Copies `bytes` (may be 0). Host memory in a copy may be pageable: the plugin stages it as
+     * needed; the caller keeps host memory alive and unchanged until the stream passes the copy. */
+    gpucore_status (*copy)(void* dst, const void* src, size_t bytes, gpucore_copy_kind kind,
+                           gpucore_stream stream, gpucore_message* msg);
+    /* Writes `count` copies of the `element_size`-byte (1, 2, 4 or 8) pattern at `value` to `dst`.
+     * `value` is read before the call returns. */
+    gpucore_status (*fill)(void* dst, const void* value, size_t element_size, size_t count,
+                           gpucore_stream stream, gpucore_message* msg);
+
+    /* ---- operations (asynchronous on `stream`; all pointers are this device's allocations) ---- */
+    /* c[i] = a[i] + b[i] for i < n. Integers wrap (two's complement / unsigned). c may alias a/b. */
+    gpucore_status (*vector_add)(gpucore_dtype dtype, const void* a, const void* b, void* c,
+                                 size_t n, gpucore_stream stream, gpucore_message* msg);
+    /* out (cols x rows, row-major) = transpose of in (rows x cols, row-major). No aliasing. */
+    gpucore_status (*transpose)(gpucore_dtype dtype, const void* in, void* out, size_t rows,
+                                size_t cols, gpucore_stream stream, gpucore_message* msg);
+    /* out[0] = op over in[0..n). n == 0 gives the identity (0, +inf/max, -inf/lowest, 1).
+     * Integer sum/prod wrap as unsigned arithmetic does. Float min/max: NaN inputs propagate
+     * (a NaN anywhere gives NaN). Float sums are accumulated in a tree, never one long serial
+     * chain. `out` is device memory of at least one element. Scratch is the plugin's business. */
+    gpucore_status (*reduce)(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, size_t n,
+                             void* out, gpucore_stream stream, gpucore_message* msg);
+    /* out[r] = op over in[r*cols .. r*cols+cols) for r < rows. cols == 0 gives identities. */
+    gpucore_status (*reduce_rows)(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
+                                  size_t rows, size_t cols, void* out, gpucore_stream stream,
+                                  gpucore_message* msg);
+} gpucore_plugin_api;
+
+/* The entry point. Returns the plugin's static table, or NULL with the reason in msg->text when
+ * the plugin cannot serve at all (the core skips it and shows that reason). Must be cheap and must
+ * not touch the vendor runtime: init does that. */
+typedef const gpucore_plugin_api* (*gpucore_plugin_entry_fn)(gpucore_message* msg);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* GPUCORE_PLUGIN_H */
