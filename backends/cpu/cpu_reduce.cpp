@@ -218,8 +218,9 @@ void reduce_rows_typed(const T* in, std::size_t rows, std::size_t cols, T* out) 
 // buffer (a branch-free, vectorized loop) and reduces it with the float kernels above; a row's
 // partials combine in float, and the result is rounded once to T (nearest even).
 
+// The element types that accumulate in a wider type (accumulator_t): half and bfloat16.
 template <class T>
-inline constexpr bool is_float16_v = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+inline constexpr bool is_float16_v = !std::is_same_v<accumulator_t<T>, T>;
 
 template <class T>
 GPUCORE_CPU_SIMD_CLONES void widen(const T* in, float* out, std::size_t n) {
