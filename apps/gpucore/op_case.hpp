@@ -22,7 +22,7 @@ namespace gpucore::cli {
 // result here, inputs hold no NaN), an unlikely pattern for integers.
 template <class T>
 T poison_value() noexcept {
-    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::quiet_NaN();
+    if constexpr (gpucore::is_float_element_v<T>) return std::numeric_limits<T>::quiet_NaN();
     else return static_cast<T>(0x5EEDBAD5u);
 }
 

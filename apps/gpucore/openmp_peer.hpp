@@ -10,9 +10,9 @@ namespace gpucore::cli {
 
 template <class T>
 void openmp_vector_add(const T* a, const T* b, T* c, std::size_t n) {
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (!std::is_integral_v<T>) {
 #pragma omp parallel for schedule(static)
-        for (std::size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
+        for (std::size_t i = 0; i < n; ++i) c[i] = static_cast<T>(a[i] + b[i]);
     } else { // integers wrap, as gpucore's do (signed overflow would be undefined)
 #pragma omp parallel for schedule(static)
         for (std::size_t i = 0; i < n; ++i)

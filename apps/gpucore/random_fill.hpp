@@ -52,7 +52,7 @@ void random_fill(T* out, std::size_t n, std::uint64_t seed, const InputDistribut
 #pragma omp parallel for schedule(static)
     for (std::size_t i = 0; i < n; ++i) {
         const std::uint64_t bits = mix64(key ^ (static_cast<std::uint64_t>(i) * 0xD1B54A32D192ED03ull));
-        if constexpr (std::is_floating_point_v<T>) {
+        if constexpr (gpucore::is_float_element_v<T>) {
             const double unit = static_cast<double>(bits >> 11) * 0x1.0p-53; // [0, 1)
             if (dist.kind == InputDistribution::Kind::signed_powers_of_two) {
                 const double magnitude = unit >= dist.scaled ? 1.0 : ((bits & 2) ? 2.0 : 0.5);

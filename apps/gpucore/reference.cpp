@@ -52,8 +52,14 @@ Expected reduce_integer(const T* x, std::size_t n, ReduceOp op) {
 
 template <class T>
 Expected reduce_float(const T* x, std::size_t n, ReduceOp op) {
-    constexpr double u = unit_roundoff<T>();
+    // half and bfloat16 accumulate in float (the contract's rule) and round the result once to T.
+    constexpr bool widened = sizeof(T) < sizeof(float);
+    constexpr double u = widened ? unit_roundoff<float>() : unit_roundoff<T>();
     constexpr double u64 = unit_roundoff<double>();
+    const auto rounded = [](Expected e) {
+        if (widened) e.tolerance += 2 * unit_roundoff<T>() * std::fabs(e.value);
+        return e;
+    };
     const double len = static_cast<double>(n);
     switch (op) {
     case ReduceOp::sum: {
@@ -66,12 +72,12 @@ Expected reduce_float(const T* x, std::size_t n, ReduceOp op) {
             magnitude += std::fabs(v);
         }
         const double factor = u * (2.0 * static_cast<double>(ceil_log2(n + 1)) + 8.0) + 4 * u64;
-        return {sum + compensation, factor * magnitude};
+        return rounded({sum + compensation, factor * magnitude});
     }
     case ReduceOp::prod: {
         double prod = 1;
         for (std::size_t i = 0; i < n; ++i) prod *= static_cast<double>(x[i]);
-        return {prod, (u + u64) * (4.0 * std::sqrt(len) + 8.0) * std::fabs(prod)};
+        return rounded({prod, (u + u64) * (4.0 * std::sqrt(len) + 8.0) * std::fabs(prod)});
     }
     case ReduceOp::min: {
         double acc = std::numeric_limits<double>::infinity();
@@ -91,13 +97,13 @@ Expected reduce_float(const T* x, std::size_t n, ReduceOp op) {
 
 template <class T>
 Expected reference_reduce(const T* x, std::size_t n, ReduceOp op) {
-    if constexpr (std::is_floating_point_v<T>) return reduce_float(x, n, op);
+    if constexpr (gpucore::is_float_element_v<T>) return reduce_float(x, n, op);
     else return reduce_integer(x, n, op);
 }
 
-template Expected reference_reduce<float>(const float*, std::size_t, ReduceOp);
-template Expected reference_reduce<double>(const double*, std::size_t, ReduceOp);
-template Expected reference_reduce<std::int32_t>(const std::int32_t*, std::size_t, ReduceOp);
-template Expected reference_reduce<std::uint32_t>(const std::uint32_t*, std::size_t, ReduceOp);
+#define GPUCORE_CLI_INSTANTIATE_(ID, value, name, ctype, bytes, minor) \
+    template Expected reference_reduce<element_type_t<DType::name>>(const element_type_t<DType::name>*, std::size_t, ReduceOp);
+GPUCORE_DTYPE_LIST(GPUCORE_CLI_INSTANTIATE_)
+#undef GPUCORE_CLI_INSTANTIATE_
 
 } // namespace gpucore::cli

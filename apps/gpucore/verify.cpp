@@ -158,10 +158,10 @@ Verification verify_reduce_rows(const T* in, std::size_t rows, std::size_t cols,
     template Verification verify_reduce<T>(const T*, std::size_t, T, ReduceOp);                 \
     template Verification verify_reduce_rows<T>(const T*, std::size_t, std::size_t, const T*,   \
                                                 ReduceOp);
-GPUCORE_CLI_INSTANTIATE(float)
-GPUCORE_CLI_INSTANTIATE(double)
-GPUCORE_CLI_INSTANTIATE(std::int32_t)
-GPUCORE_CLI_INSTANTIATE(std::uint32_t)
+#define GPUCORE_CLI_INSTANTIATE_DTYPE_(ID, value, name, ctype, bytes, minor) \
+    GPUCORE_CLI_INSTANTIATE(element_type_t<DType::name>)
+GPUCORE_DTYPE_LIST(GPUCORE_CLI_INSTANTIATE_DTYPE_)
+#undef GPUCORE_CLI_INSTANTIATE_DTYPE_
 #undef GPUCORE_CLI_INSTANTIATE
 
 } // namespace gpucore::cli

@@ -57,11 +57,14 @@ template <class T>
 void vector_add_typed(const T* a, const T* b, T* c, std::size_t n) {
     const std::size_t traffic = 3 * n * sizeof(T);
 #if defined(__SSE2__)
-    if (traffic >= streaming_threshold_bytes()) {
-        parallel_blocks(n, sizeof(T), traffic, [=](std::size_t begin, std::size_t end) {
-            add_span_streaming(a + begin, b + begin, c + begin, end - begin);
-        });
-        return;
+    // Non-temporal stores for the 4- and 8-byte types (half and bfloat16 add in float, per element).
+    if constexpr (sizeof(T) >= 4) {
+        if (traffic >= streaming_threshold_bytes()) {
+            parallel_blocks(n, sizeof(T), traffic, [=](std::size_t begin, std::size_t end) {
+                add_span_streaming(a + begin, b + begin, c + begin, end - begin);
+            });
+            return;
+        }
     }
 #endif
     parallel_blocks(n, sizeof(T), traffic, [=](std::size_t begin, std::size_t end) {

@@ -27,10 +27,18 @@ template <class T>
 using device_element_t = typename DeviceElement<T>::type;
 
 // Calls f(TypeTag<T>{}) with T the kernels' element type of dtype (from the contract's list).
+// The kernels implement the 4- and 8-byte dtypes; the 16-bit floats are not_supported here.
 template <class F>
 void dispatch_dtype(gpucore_dtype dtype, F&& f) {
     const bool known = visit_dtype(dtype, [&](auto tag) {
-        f(TypeTag<device_element_t<typename decltype(tag)::type>>{});
+        using T = typename decltype(tag)::type;
+        if constexpr (sizeof(T) >= 4) {
+            f(TypeTag<device_element_t<T>>{});
+        } else {
+            throw GpuError(GPUCORE_ERROR_NOT_SUPPORTED,
+                           "the " GPUCORE_GPU_BACKEND_NAME " kernels do not implement the 16-bit float dtype " +
+                               std::to_string(dtype) + " (f16 = 4, bf16 = 5)");
+        }
     });
     if (!known) throw GpuError(GPUCORE_ERROR_INVALID_ARGUMENT, "unknown dtype " + std::to_string(dtype));
 }

@@ -86,22 +86,24 @@ T combine(gpucore_reduce_op op, T a, T b) {
 }
 
 // Pairwise (tree) reduction: float sums keep O(log n) error growth instead of a serial chain's O(n).
+// half and bfloat16 accumulate in float (gpucore::accumulator_t), as the contract says.
 template <class T>
-T reduce_range(gpucore_reduce_op op, const T* data, size_t n) {
+gpucore::accumulator_t<T> reduce_range(gpucore_reduce_op op, const T* data, size_t n) {
+    using Acc = gpucore::accumulator_t<T>;
     if (n <= 16) {
-        T acc = identity<T>(op);
-        for (size_t i = 0; i < n; ++i) acc = combine(op, acc, data[i]);
+        Acc acc = identity<Acc>(op);
+        for (size_t i = 0; i < n; ++i) acc = combine(op, acc, static_cast<Acc>(data[i]));
         return acc;
     }
-    const size_t half = n / 2;
-    return combine(op, reduce_range(op, data, half), reduce_range(op, data + half, n - half));
+    const size_t middle = n / 2;
+    return combine(op, reduce_range(op, data, middle), reduce_range(op, data + middle, n - middle));
 }
 
 template <class T>
 void reduce_rows_loop(gpucore_reduce_op op, const void* in, size_t rows, size_t cols, void* out) {
     const T* src = static_cast<const T*>(in);
     T* dst = static_cast<T*>(out);
-    for (size_t r = 0; r < rows; ++r) dst[r] = reduce_range(op, src + r * cols, cols);
+    for (size_t r = 0; r < rows; ++r) dst[r] = static_cast<T>(reduce_range(op, src + r * cols, cols));
 }
 
 // Calls F<T>::run(args...) with T the element type of the runtime dtype (gpucore::visit_dtype
@@ -116,7 +118,7 @@ template <class T> struct AddOp { static void run(const void* a, const void* b, 
 template <class T> struct TransposeOp { static void run(const void* in, void* out, size_t r, size_t c) { transpose_loop<T>(in, out, r, c); } };
 template <class T> struct ReduceOp {
     static void run(gpucore_reduce_op op, const void* in, size_t n, void* out) {
-        *static_cast<T*>(out) = reduce_range(op, static_cast<const T*>(in), n);
+        *static_cast<T*>(out) = static_cast<T>(reduce_range(op, static_cast<const T*>(in), n));
     }
 };
 template <class T> struct ReduceRowsOp {

@@ -143,6 +143,31 @@ TEST(Abi10Plugin, SlotBeyondItsTableIsNotSupportedNamingBackendAndOperation) {
     }
 }
 
+TEST(Abi10Plugin, NeverReceivesADtypeItsHeaderDidNotHave) {
+    const Device device = device_of("abi10-template");
+    ASSERT_TRUE(device.valid());
+    Stream stream(device);
+    Buffer<gpucore::half> a(device, 8), b(device, 8), c(device, 8), one(device, 1);
+    a.fill(gpucore::half(1.0f));
+    const auto expect_refused = [&](const std::string& operation, auto&& run) {
+        try {
+            run();
+            ADD_FAILURE() << operation << " on f16 reached a plugin built against ABI 1.0";
+        } catch (const gpucore::Error& e) {
+            EXPECT_EQ(e.code(), gpucore::ErrorCode::not_supported) << e.what();
+            EXPECT_EQ(e.backend(), "abi10-template");
+            EXPECT_EQ(e.operation(), operation);
+            EXPECT_NE(std::string(e.what()).find("f16"), std::string::npos) << e.what();
+        }
+    };
+    expect_refused("vector_add", [&] { gpucore::vector_add(stream, a, b, c); });
+    expect_refused("transpose", [&] { gpucore::transpose(stream, a, c, 2, 4); });
+    expect_refused("reduce", [&] { gpucore::reduce(stream, a, one, ReduceOp::sum); });
+    expect_refused("reduce_rows", [&] { gpucore::reduce_rows(stream, a, one, 1, 8, ReduceOp::max); });
+    // Its buffers still hold 16-bit data: copies and fills are dtype-free.
+    for (gpucore::half v : a.to_vector()) EXPECT_EQ(static_cast<float>(v), 1.0f);
+}
+
 // Calls `run` and checks that it throws not_supported naming `operation` and backend "partial".
 void expect_not_supported(const std::string& operation, const std::function<void()>& run) {
     try {

@@ -62,7 +62,7 @@ GPUCORE_API std::size_t checked_allocation_bytes(std::size_t count, std::size_t 
 
 template <class T>
 class Buffer {
-    static_assert(is_supported_type_v<T>, "gpucore::Buffer supports float, double, int32_t, uint32_t");
+    static_assert(is_supported_type_v<T>, "gpucore::Buffer supports the element types of the dtype list (float, double, int32_t, uint32_t, half, bfloat16)");
 
 public:
     using value_type = T;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "gpucore/float16.hpp"
 #include "gpucore/plugin.h"
 
 namespace gpucore {
@@ -20,6 +21,15 @@ namespace detail {
 template <gpucore_dtype D, class CType>
 struct element_type_of {
     using type = CType;
+};
+// C stores the 16-bit floats as uint16_t bit patterns; C++ has types for them (float16.hpp).
+template <>
+struct element_type_of<GPUCORE_DTYPE_F16, uint16_t> {
+    using type = half;
+};
+template <>
+struct element_type_of<GPUCORE_DTYPE_BF16, uint16_t> {
+    using type = bfloat16;
 };
 } // namespace detail
 

@@ -19,9 +19,9 @@
  *    streams, events, copy and fill. Optional slots: every operation and every slot added after
  *    1.0. An optional slot left NULL, or lying beyond struct_size, makes the core answer the
  *    caller with a not_supported error naming the backend and the operation.
- *  - Enum values added by a minor version are never passed to a plugin that reports an older
- *    abi_minor: the core answers not_supported itself.
- *  - What each minor adds: 1.0 the table up to reduce_rows; 1.1 memory_info.
+ *  - Enum values added by a minor version (e.g. the dtypes F16, BF16 of 1.1) are never passed to a
+ *    plugin that reports an older abi_minor: the core answers not_supported itself.
+ *  - What each minor adds: 1.0 the table up to reduce_rows; 1.1 memory_info and the dtypes F16, BF16.
  *
  * Conventions for every slot that returns gpucore_status:
  *  - GPUCORE_OK on success. On failure, a non-OK code and a NUL-terminated, human-readable cause in
@@ -83,12 +83,18 @@ typedef enum gpucore_status {
  * the C++ DType and gpucore::visit, the backends' and tools' switches):
  *   X(ID, id value, name, C storage type, bytes per element, ABI minor that added it)
  * A plugin may expand it for its own dispatch; it must still check the minor of each dtype it
- * handles, as a newer header lists dtypes its code may not implement. */
+ * handles, as a newer header lists dtypes its code may not implement.
+ * F16 is IEEE 754 binary16 and BF16 is bfloat16 (the upper half of a binary32), both stored as
+ * 16-bit patterns (uint16_t in C). Operations on them compute in float: vector_add rounds
+ * float(a) + float(b) to the type; reductions accumulate in float and round the result once (round
+ * to nearest even); float min/max rules (NaN propagates) apply. */
 #define GPUCORE_DTYPE_LIST(X)         \
     X(F32, 0, f32, float, 4, 0)      \
     X(F64, 1, f64, double, 8, 0)     \
     X(I32, 2, i32, int32_t, 4, 0)    \
-    X(U32, 3, u32, uint32_t, 4, 0)
+    X(U32, 3, u32, uint32_t, 4, 0)   \
+    X(F16, 4, f16, uint16_t, 2, 1)   \
+    X(BF16, 5, bf16, uint16_t, 2, 1)
 
 #define GPUCORE_DTYPE_ENUMERATOR_(ID, value, name, ctype, bytes, minor) GPUCORE_DTYPE_##ID = value,
 typedef enum gpucore_dtype {

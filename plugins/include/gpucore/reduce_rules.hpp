@@ -5,12 +5,14 @@
 //
 // combine() is written once for scalars and for GCC vector types (the cpu backend's SIMD leaves),
 // branch-free so that it maps onto SIMD instructions. Integer sums and products should be
-// instantiated with the unsigned type of the same width, so they wrap without undefined behaviour.
+// instantiated with the unsigned type of the same width, so they wrap without undefined behaviour;
+// half and bfloat16 with their accumulator type, float (accumulator_t in float16.hpp).
 #pragma once
 
 #include <limits>
 #include <type_traits>
 
+#include "gpucore/float16.hpp"
 #include "gpucore/plugin.h"
 
 namespace gpucore::reduce_rules {
@@ -37,7 +39,7 @@ struct Min {
     }
     template <class V>
     static V combine(const V& acc, const V& x) {
-        if constexpr (std::is_floating_point_v<T>) {
+        if constexpr (is_float_element_v<T>) {
             // Take x when it is smaller or NaN; once acc is NaN no comparison replaces it, so a
             // NaN anywhere propagates.
             return ((x < acc) | (x != x)) ? x : acc;
@@ -55,7 +57,7 @@ struct Max {
     }
     template <class V>
     static V combine(const V& acc, const V& x) {
-        if constexpr (std::is_floating_point_v<T>) {
+        if constexpr (is_float_element_v<T>) {
             return ((x > acc) | (x != x)) ? x : acc;
         } else {
             return x > acc ? x : acc;
