@@ -36,7 +36,7 @@ TEST(PluginSupport, GuardedTurnsEveryExceptionIntoAStatusAndMessage) {
     EXPECT_EQ(guarded(&msg, [] {}), GPUCORE_OK);
     EXPECT_EQ(guarded(&msg, [] { return GPUCORE_ERROR_DEVICE; }), GPUCORE_ERROR_DEVICE);
     EXPECT_EQ(guarded(&msg, [] { throw std::bad_alloc(); }), GPUCORE_ERROR_OUT_OF_MEMORY);
-    EXPECT_STREQ(msg.text, "out of host memory");
+    EXPECT_STREQ(msg.text, "out of memory (host memory exhausted)");
     EXPECT_EQ(guarded(&msg, [] { throw gpucore::plugin::StatusError(GPUCORE_ERROR_NOT_SUPPORTED, "no f64 here"); }),
               GPUCORE_ERROR_NOT_SUPPORTED);
     EXPECT_STREQ(msg.text, "no f64 here");
