@@ -259,27 +259,27 @@ void reduce_rows_widened(const T* in, std::size_t rows, std::size_t cols, T* out
     const std::size_t items = rows * chunks_per_row;
     const std::size_t width = std::max<std::size_t>(1, std::min(cols, kChunk));
     const int threads = threads_for(rows * cols * sizeof(T));
-    // Allocated here: an exception must not leave an OpenMP region.
     std::unique_ptr<float[]> partials(new float[items]);
-    std::unique_ptr<float[]> wide(new float[static_cast<std::size_t>(threads) * width]);
     // Short rows are grabbed in groups of about one chunk of elements.
-    const int group = static_cast<int>(std::max<std::size_t>(1, kChunk / std::max<std::size_t>(cols, 1)));
-#pragma omp parallel num_threads(threads) if (threads > 1 && items > 1)
-    {
-        float* buffer = wide.get() + static_cast<std::size_t>(omp_get_thread_num()) * width;
-#pragma omp for schedule(dynamic, group)
-        for (std::size_t item = 0; item < items; ++item) {
+    const std::size_t group = std::max<std::size_t>(1, kChunk / std::max<std::size_t>(cols, 1));
+    parallel_for(items, group, items > 1 ? threads : 1, [&](std::size_t begin, std::size_t end) {
+        // One widening buffer per range handed out: each range is at least a chunk of work.
+        std::unique_ptr<float[]> buffer(new float[width]);
+        for (std::size_t item = begin; item < end; ++item) {
             const std::size_t r = item / chunks_per_row;
             const std::size_t first = item % chunks_per_row * kChunk;
             const std::size_t n = std::min(kChunk, cols - std::min(cols, first));
-            widen_to_float(in + r * cols + first, buffer, n);
-            partials[item] = reduce_chunk<float, Op>(buffer, n);
+            widen_to_float(in + r * cols + first, buffer.get(), n);
+            partials[item] = reduce_chunk<float, Op>(buffer.get(), n);
         }
-#pragma omp for schedule(static)
-        for (std::size_t r = 0; r < rows; ++r) {
-            out[r] = T(combine_tree<Op>(partials.get() + r * chunks_per_row, chunks_per_row));
-        }
-    }
+    });
+    const std::size_t row_grain = std::max<std::size_t>(1, rows / static_cast<std::size_t>(threads));
+    parallel_for(rows, row_grain, rows * chunks_per_row * sizeof(float) < kParallelThresholdBytes ? 1 : threads,
+                 [&](std::size_t begin, std::size_t end) {
+                     for (std::size_t r = begin; r < end; ++r) {
+                         out[r] = T(combine_tree<Op>(partials.get() + r * chunks_per_row, chunks_per_row));
+                     }
+                 });
 }
 
 template <class T>
