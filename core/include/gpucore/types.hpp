@@ -83,7 +83,7 @@ constexpr bool is_one_of_v = (std::is_same_v<T, element_type_t<Ds>> || ...);
 template <class T, DType... Ds>
 constexpr DType dtype_from() noexcept {
     DType found = DType{};
-    ((std::is_same_v<T, element_type_t<Ds>> ? (found = Ds, true) : false) || ...);
+    static_cast<void>(((std::is_same_v<T, element_type_t<Ds>> ? (found = Ds, true) : false) || ...));
     return found;
 }
 } // namespace detail
