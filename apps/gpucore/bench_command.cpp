@@ -14,6 +14,8 @@
 #include <ctime>
 #include <iostream>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -263,15 +265,26 @@ int bench_command(const BenchOptions& o) {
     const bool progress = isatty(STDERR_FILENO) != 0;
 
     std::vector<BenchResult> results;
+    std::vector<std::pair<std::string, std::string>> skipped; // case, reason
     bool all_passed = true;
     for (std::size_t i = 0; i < plan.size(); ++i) {
         if (progress)
             std::cerr << "\r[" << (i + 1) << "/" << plan.size() << "] " << plan[i].spec.name()
                       << "\033[K" << std::flush;
-        results.push_back(dispatch_dtype(plan[i].spec.dtype, [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            return bench_case<T>(device, plan[i], repeats, o.seed);
-        }));
+        try {
+            results.push_back(dispatch_dtype(plan[i].spec.dtype, [&](auto tag) {
+                using T = typename decltype(tag)::type;
+                return bench_case<T>(device, plan[i], repeats, o.seed);
+            }));
+        } catch (const gpucore::Error& e) {
+            // A sweep covers every dtype; one the backend does not implement is skipped and said,
+            // any other failure stops the run.
+            if (e.code() != gpucore::ErrorCode::not_supported) throw;
+            skipped.push_back({plan[i].spec.name(), e.what()});
+            std::cerr << (progress ? "\r" : "") << "gpucore: " << plan[i].spec.name()
+                      << " skipped: " << e.what() << "\n";
+            continue;
+        }
         if (!results.back().run.verification.passed) {
             all_passed = false;
             std::cerr << (progress ? "\r" : "") << "gpucore: " << plan[i].spec.name()
@@ -298,6 +311,8 @@ int bench_command(const BenchOptions& o) {
         out["repeats"] = repeats;
         out["warmup_runs"] = warmup_runs;
         out["seed"] = o.seed;
+        out["skipped"] = nlohmann::json::array();
+        for (const auto& [name, reason] : skipped) out["skipped"].push_back({{"case", name}, {"reason", reason}});
         out["method"] = "median of event-timed runs after warm-up; buffers rotated through up to " +
                         std::to_string(max_sets) +
                         " sets touching max(4 x L2, 256 MiB) between uses; copy baseline = "
