@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Results of the CUDA benchmark: measured cases (gpucore beside a peer), target checks (the
 // issue's table), sweep points (for the plot); printed as tables and written as JSON.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Support for the CUDA benchmark: medians, event timing of gpucore work (gpucore::Event on a
 // gpucore::Stream) and of peer work (cudaEvent on a cudaStream_t), each sample preceded by an L2
 // flush on the same stream so inputs are never cache-resident, device-side random inputs and

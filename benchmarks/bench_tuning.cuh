@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --tune: times the plugin's kernel templates with other tuning values than TuningPolicy's, by
 // raw launches on the same inputs, so one GPU run can show whether a policy value should change.
 // Results are printed; they are not gpucore's numbers (those come through the public API).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA benchmark of issue 3: gpucore (through the public API and the loaded cuda plugin) timed
 // beside its peers in the same run on the same device: cudaMemcpy D2D, thrust::transform,
 // cub::DeviceReduce::Sum, cub::DeviceSegmentedReduce::Sum. Medians of event-timed repeats after

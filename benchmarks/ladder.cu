@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lessons' optimisation ladders beside gpucore's own kernels, on one GPU, in one run: each
 // lesson's rungs (ladder_*_kernels.cuh, written against gpu_vendor.hpp's neutral names, so nvcc
 // and hipcc build this same file), gpucore's op through the public API, and a device-to-device

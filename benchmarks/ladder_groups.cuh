@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cooperative groups for the tiled-partition lesson. Both toolkits have them, under different
 // header names (the one vendor difference of the ladder that the vendor header does not hold:
 // only this benchmark uses them). The kernels see the same names either way.

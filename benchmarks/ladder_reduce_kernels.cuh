@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduction lesson's ladder (f32 sum), with its launch shape: blocks of 512 threads, one
 // partial sum per block (the host adds the partials), except the last rung, which finishes on the
 // device in one launch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host references of the ladder benchmark: the device's outputs are copied back and compared with
 // sums and transposes computed here from the same inputs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Results of the lessons' ladder benchmark: per ladder (one op at one shape) its rungs, gpucore's
 // kernel and a device-to-device copy of the same bytes timed in the same run; exact checks at
 // awkward shapes. Printed as tables and written as JSON.

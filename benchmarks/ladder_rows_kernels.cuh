@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The batched row-sum lessons: `out[r] = sum of row r` of a rows x cols row-major f32 matrix.
 //   v1 (shared memory): one block of 256 threads per row; each thread adds a strided slice of the
 //       row, then the block reduces its 256 sums in a shared-memory tree;

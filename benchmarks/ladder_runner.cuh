@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs one ladder: every rung on the same data, timed by the project's benchmark method, then each
 // run once more on a poisoned output and checked against the host reference.
 //

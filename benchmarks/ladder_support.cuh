@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plumbing of the lessons' ladder benchmark, written once for CUDA and HIP against the neutral
 // names of backends/gpu/gpu_vendor.hpp: the error check, the device-side input fill, the L2 flush
 // and the event timing of raw launches (on a gpuStream_t) and of gpucore work (on a gpucore::Stream).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The transpose lesson's ladder, with its launch shape: 32 x 32 tiles, blocks of 32 x 8 threads,
 // each thread moving 4 elements of its tile column; grid (ceil(cols / 32), ceil(rows / 32)).
 //   copy:    the same access pattern without the transpose: the ceiling the others aim at;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Bandwidth against size for each op, gpucore beside its peer and the copy ceiling.
 
     plot_benchmarks.py gpu_bench.json out.png|out.svg

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The lessons' ladders beside gpucore: a plot and a Markdown table from gpucore_ladder's JSON.
 
     plot_ladder.py ladder.json [--png out.png] [--markdown out.md]

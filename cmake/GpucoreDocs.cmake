@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `cmake --build build --target docs`: the API reference (HTML) from the public headers, with
 # Doxygen, into <build>/docs/api/html. Any Doxygen warning (an undocumented public name, a broken
 # reference) fails the target, so CI keeps the reference complete (tests/packaging runs it).

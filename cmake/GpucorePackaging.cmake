@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Debian packages, one per install component: `cpack -G DEB` in the build folder makes
 #   libgpucore0          component runtime      libgpucore.so.N (with the built-in cpu backend)
 #   libgpucore-dev       component dev          headers, CMake package, gpucore.pc, plugin SDK,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The plugin SDK's CMake side, used by gpucore's own build and installed with the CMake package
 # (find_package(gpucore) includes it), so in-tree and third-party plugins are built the same way.
 #

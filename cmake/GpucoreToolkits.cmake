@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Resolves GPUCORE_ENABLE_CUDA / GPUCORE_ENABLE_HIP (ON, OFF, AUTO) into GPUCORE_HAVE_CUDA / _HIP.
 # ON fails the configure when the toolkit is missing; AUTO builds the plugin when it is found.
 include(CheckLanguage)

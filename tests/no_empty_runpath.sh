@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails when a built library or plugin carries an empty RUNPATH/RPATH entry: glibc reads an empty
 # entry as the current directory, so a dependency dropped there would be loaded (DESIGN: never load
 # from the current directory implicitly).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Configures (once) and builds gpucore into ${GPUCORE_BUILD_DIR:-build}. Extra arguments go to the
 # first configure, e.g. tools/build.sh -DGPUCORE_ENABLE_CUDA=OFF.
 set -euo pipefail

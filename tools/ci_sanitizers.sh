@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Sanitizers and fuzzing for gpucore (issue 5). .ci/run calls it after the README's test command.
 #
 #   tools/ci_sanitizers.sh [asan] [tsan] [fuzz]      (no argument: all three, in this order)

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Times numpy peers for the CPU backend's speed targets and prints one JSON object.
 
 The targets (issue 2) compare gpucore's CPU backend, in the same run on the same machine, with:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs gpucore's build and test dependencies from Debian 12's packages (run as root).
 # The CUDA toolkit (nvcc) is optional and not installed here: the CUDA plugin is built when
 # /usr/local/cuda/bin/nvcc exists. hipcc/libamdhip64-dev are Debian packages for the HIP plugin.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The README's first command: install dependencies, build, and run the main job (every operation,
 # verified, on the default backend: GPU_BACKEND, or auto).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # SPDX licence lines: every source file (C, C++, CUDA/HIP sources and headers, CMake files, shell
 # and Python scripts) starts with the comment `SPDX-License-Identifier: Apache-2.0` (after a
 # shebang or Python coding line, which must stay first).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The README's second command: build (if needed) and run every test suite with ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // device_query: the gpucore version of the classic deviceQuery sample. Lists every backend the
 // runtime knows (and why an unusable one is unusable), then every device with its properties.
 // Checks that the default device is one of the devices listed and that its properties are sane.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reductions: sum, min, max and prod of an array, and the sums of every row of a matrix, with
 // inputs whose results are known in closed form so each check is exact.
 #include <cstdint>

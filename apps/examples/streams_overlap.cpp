@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // streams_overlap: the classic "overlap data transfers" lesson. c = a + b for n floats, staged
 // from pinned host memory in `chunks` pieces, each piece copied in, added and copied out:
 //   serial:    every piece on one stream, one after another: nothing can overlap;

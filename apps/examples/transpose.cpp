@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // transpose: a rows x cols matrix becomes cols x rows. The shape is deliberately not a multiple
 // of any tile size; the result is checked exactly and the effective bandwidth printed
 // (bytes read + bytes written per second, timed with events).

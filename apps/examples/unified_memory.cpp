@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // unified_memory: managed buffers, visible to host and device at the same address. The host
 // writes the inputs directly, the device adds them, the host reads the sum directly: no copies.
 // A backend without managed memory says so with Error(not_supported), which is reported plainly.

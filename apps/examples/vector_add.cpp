@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vector_add: the first lesson. Copy two arrays to the device, add them there, copy the sum back,
 // print a few of the sums and the total error against the host's, and check every element.
 #include <cmath>

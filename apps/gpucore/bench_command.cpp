@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Method (also stated in the JSON): each case is verified once against the CPU reference, warmed
 // up, then timed with events around each of `repeats` runs; the median is reported. Runs rotate
 // through several identical copies of the buffers ("sets", up to 256) so that about

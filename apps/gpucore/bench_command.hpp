@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gpucore bench`: a sweep of sizes for every op and dtype on one device, each compared with a
 // device-to-device copy of the same bytes measured in the same run (and, on the cpu backend,
 // vector_add with a plain OpenMP loop).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sweep `gpucore bench` runs: sizes for every op, each dtype, and the target cases.
 #pragma once
 

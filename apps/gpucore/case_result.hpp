@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CaseResult: what running one CaseSpec on a device produced (time, bandwidth, verification), and
 // its JSON form shared by `gpucore run` and `gpucore bench`.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CaseSpec: one operation to run or measure (op, element type, reduce op, shape), and the facts
 // derived from it that the commands print: bytes moved, shape text, a short name.
 #pragma once

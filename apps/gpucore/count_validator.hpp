@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CLI11 validators for the command's numbers: element counts written as "4096", "2^22" or "1<<22",
 // and plain non-negative integers. Both refuse a sign, other characters and values past 64 bits,
 // so "-1" is an error instead of wrapping to 2^64 - 1.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Calls a generic lambda with the C++ element type that a runtime DType names: gpucore::visit,
 // which expands the contract's one dtype list.
 #pragma once

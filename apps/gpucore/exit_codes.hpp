@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command's exit codes and the exception a command throws for a bad combination of options.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gpucore info`: what this process can use: backends, every plugin candidate with its outcome,
 // devices with their properties, and the device GPU_BACKEND selects.
 #pragma once

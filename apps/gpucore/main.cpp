@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The `gpucore` command: parses the command line (CLI11) and hands over to one subcommand.
 // Exit codes: 0 success, 1 verification failed, 2 usage error, 3 gpucore error, 4 output error.
 #include <exception>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks a run's memory before it allocates: a run larger than RAM would otherwise be killed by
 // the kernel without a word, and one larger than the device would fail half-way through.
 #pragma once

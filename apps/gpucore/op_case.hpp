@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpCase<T>: one CaseSpec made real on a device: seeded random inputs (kept on the host for the
 // reference), `sets` identical copies of the buffers to rotate through so that repeated runs do
 // not find their inputs in cache, and the calls that enqueue, poison and verify the op.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where the command's results go, checked: JSON text that is valid whatever bytes the strings hold,
 // standard output whose write errors are reported (a full disk is not success), and result files
 // that replace an existing file only once complete.

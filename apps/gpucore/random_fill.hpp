@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seeded random inputs. Element i depends only on (seed, i): the values are the same whatever the
 // thread count, so filling runs in parallel and a run is reproducible from its seed.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Error model of the float references (u = unit roundoff of the device's type, u64 of double):
 //  - sum: |error| <= (u * (2 * ceil(log2(n + 1)) + 8) + 4 * u64) * sum |x_i|. A pairwise or tree
 //    sum's worst case is about u * log2(n) * sum |x|; the factor 2 and the +8 leave room for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Double-precision CPU references, computed independently of any backend, with the error a
 // correct device result may have against them (the error model is documented in reference.cpp).
 #pragma once

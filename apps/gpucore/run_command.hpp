@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gpucore run OP|all`: runs operations on one device with seeded random inputs, verifies each
 // result against a double-precision CPU reference and prints time and effective bandwidth.
 #pragma once

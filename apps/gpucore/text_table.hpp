@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TextTable: rows of cells printed as aligned columns (text left, numbers right).
 #pragma once
 

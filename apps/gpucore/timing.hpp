@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timing helpers: event-timed repeats on a stream, wall-clock repeats, and their medians.
 #pragma once
 

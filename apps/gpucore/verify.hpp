@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compares a device's output with the double-precision reference (reference.hpp), element by
 // element, and summarises the outcome.
 #pragma once

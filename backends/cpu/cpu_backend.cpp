@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU backend's table: each slot validates what the core cannot (enum values), then either
 // answers at once or queues a task on the stream's worker. Every slot body runs inside `guarded`,
 // so no exception crosses the C boundary.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the CPU backend reports about its one device: the host processor.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element-wise kernels: copy, fill, vector_add.
 
 #include <cstdint>

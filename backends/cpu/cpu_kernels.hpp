@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU backend's kernels: what the queued tasks run. Each shares its work over the backend's
 // thread pool (cpu_thread_pool.hpp) with the calling stream worker, and stays on one thread for
 // small inputs, where waking the pool would cost more than the work. Inner loops are written to

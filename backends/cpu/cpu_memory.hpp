@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host allocations of the CPU backend. Every memory kind (device, pinned host, managed) is plain
 // host memory here, so all three are supported and interchangeable.
 #pragma once

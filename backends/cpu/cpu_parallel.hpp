@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the kernels share work over the backend's thread pool (cpu_thread_pool.hpp), and the cache
 // facts they tune for.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce and reduce_rows.
 //
 // Structure (the CPU analogue of warp -> block -> grid):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors inside the CPU backend and the one place where they become the contract's status codes:
 // the plugin SDK's StatusError and guarded (gpucore/plugin_support.hpp). Every slot runs its body
 // through `guarded`, so no C++ exception ever crosses the C boundary.

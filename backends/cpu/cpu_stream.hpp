@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams and events of the CPU backend.
 //
 // A Stream is a true asynchronous in-order queue: it owns one worker thread that runs the queued

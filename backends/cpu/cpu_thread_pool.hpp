@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU backend's own threads for its parallel kernels, shared by every stream.
 //
 // The kernels used OpenMP teams before; libgomp prints a message and calls exit(1) when it cannot

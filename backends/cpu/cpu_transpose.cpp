@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // transpose: out (cols x rows) = in (rows x cols)^T, both row-major.
 //
 // Cache-blocked: the matrix is cut into square tiles (256 bytes of elements a side), the team

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What launch sizing needs to know about a device, read once when the plugin starts.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Run-time dtype / reduce-op values to compile-time kernel types. Integer sums and products run
 // in uint32_t for both i32 and u32: wrap-around is defined, and the bits are the same.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors inside the plugin: a vendor call that fails throws GpuError (through GPUCORE_GPU_CHECK);
 // the slot guard (slot_guard.hpp) catches it at the C boundary and turns it into a status code and
 // message. Exceptions never leave the plugin.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ONE place where CUDA and HIP differ. Everything else in backends/gpu is written once against
 // the neutral names below (gpuMalloc, gpuStream_t, kWarpSize, shfl_xor, ...).
 //

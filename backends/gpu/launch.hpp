@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host entry points of the kernels: each checks nothing the core already checked, sizes the grid,
 // enqueues ONE kernel (or one runtime copy) on the stream and returns. A failed launch throws
 // GpuError (gpu_error.hpp). Thread safety: any thread, any stream; launches on one stream run in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launchers of vector_add and fill.
 #include <algorithm>
 #include <climits>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launcher of the single-pass reduce.
 #include <algorithm>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_rows: plan the shape, then launch the chosen kernel.
 #include "gpu_error.hpp"
 #include "launch.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_rows, long rows: one block per row, or plan.split blocks per row with a per-row ticket.
 #include "dtype_dispatch.cuh"
 #include "kernels/reduce_rows_kernels.cuh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_rows, short rows: logical sub-warps of width 1, 2, 4, ... kSubWarpMaxWidth.
 #include <string>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_rows, medium rows: one warp per row.
 #include "dtype_dispatch.cuh"
 #include "kernels/reduce_rows_kernels.cuh"

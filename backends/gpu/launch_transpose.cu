@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Launcher of transpose: kernels move raw words of the element's size, so every dtype of one size
 // shares one kernel.
 #include <algorithm>

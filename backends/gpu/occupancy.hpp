@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Facts about one compiled kernel on one device, asked of the runtime once per device: how many
 // blocks can be resident (registers and shared memory counted), and whether the device runs the
 // kernel's code for its own architecture (not a JIT from older PTX).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin's one exported symbol: gpucore_plugin_entry_v1, returning the static slot table.
 // The same file builds libgpucore-cuda.so and libgpucore-hip.so (names from gpu_vendor.hpp).
 #include "gpu_vendor.hpp"

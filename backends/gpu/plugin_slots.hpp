@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin table's slots (see plugins/include/gpucore/plugin.h for each one's contract),
 // defined in slots_*.cpp and collected into the table by plugin_entry.cpp.
 #pragma once

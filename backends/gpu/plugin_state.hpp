@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin's process-wide state: the host services from init, the devices found (properties,
 // launch shape, scratch pool) and, per device, whether a sticky error has made it unusable.
 // Built once by init (before any other slot runs), read-only afterwards except the atomics and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The three reduce_rows kernels' launchers, one translation unit each (they are many template
 // instances: separate files compile in parallel). Internal to launch_reduce_rows.cu.
 #pragma once

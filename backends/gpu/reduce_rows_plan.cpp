@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "reduce_rows_plan.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How reduce_rows runs a given shape: which kernel (see kernels/reduce_rows_kernels.cuh), with
 // which logical width or split, and how many blocks. Pure host logic, testable without a GPU.
 #pragma once

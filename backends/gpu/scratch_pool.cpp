@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "scratch_pool.hpp"
 
 #include "gpu_error.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-device pool of stream scratch areas (partials + tickets for the single-pass kernels). A
 // stream takes one when it is created and gives it back when destroyed, so creating and
 // destroying streams in bulk allocates nothing after warm-up, and never calls gpuFree (which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C boundary: every slot runs its body through guarded(), the plugin SDK's guard
 // (gpucore/plugin_support.hpp), which turns any exception into a status and a message; here it
 // also marks the device lost on a sticky error. Nothing escapes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Slots: init, shutdown, device_count, device_properties.
 #include <algorithm>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Slots: memory_info, allocate, deallocate, copy, fill.
 #include <string>
 

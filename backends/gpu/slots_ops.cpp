@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Slots: vector_add, transpose, reduce, reduce_rows. Each enqueues one kernel on the stream.
 #include "gpu_error.hpp"
 #include "launch.hpp"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The sources of a GPU plugin, shared by the CUDA build (backends/cuda) and the HIP build
 # (backends/hip): both compile exactly these files.
 #   GPUCORE_GPU_DIR             include directory (the vendor header and the kernels)

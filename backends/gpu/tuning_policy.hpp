@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every tuning constant of the GPU kernels, in one place (like CUB's tuning policies). Host code
 // sizes launches from these; kernels take them as template parameters, so the benchmark can time
 // other values without editing the kernels. Values measured on an H100/H200: see BENCHMARKS.md.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "simt_block.hpp"
 
 #include <sys/mman.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One block of a grid on the calling OS thread: every GPU thread of the block is a fiber, run by
 // a deterministic scheduler (threads in order, each until it waits or ends). A __syncthreads
 // completes when every thread of the block waits at the same barrier; a shuffle completes when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one simt device: its name, size and attributes.
 #include <unistd.h>
 

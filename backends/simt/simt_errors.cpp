@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Error names and texts, the per-thread last error and the device's sticky fault.
 #include <atomic>
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The workers that run blocks: a fixed pool of threads (the device's "multiprocessors"). A grid
 // is offered to every worker; each claims blocks one at a time until none is left, so blocks of
 // one grid run concurrently, in no fixed order, as on a GPU.

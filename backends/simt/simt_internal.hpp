@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // State shared by the simt runtime's parts: the per-thread last error, the device's sticky fault,
 // the streams' in-order executors and the worker threads that run blocks.
 #pragma once

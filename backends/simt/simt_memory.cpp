@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device memory is host memory (256-byte aligned, as the GPU runtimes align); the runtime keeps
 // its allocations in a table so that a copy can tell its own memory from pageable host memory.
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gpucore's CPU execution of GPU kernels ("simt"): the runtime API that backends/gpu's host glue
 // calls through gpu_vendor.hpp (simtMalloc for cudaMalloc/hipMalloc, ...) and the device-side
 // language its kernels are written in (threadIdx, __syncthreads, shuffles, atomics).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams run their work in order on a thread of their own; events are counters that a stream
 // advances when it reaches the record. Kernel launches are queued like any other work.
 #include <chrono>

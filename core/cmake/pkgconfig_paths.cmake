@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # gpucore_pc_path(<out> <dir> <pc-dir>): <dir> (relative to the install prefix, or absolute) as
 # pkg-config should write it in a .pc file installed in <pc-dir>: "${pcfiledir}/<relative path>"
 # when both are under the prefix, so the installed tree can be moved; the absolute path otherwise.

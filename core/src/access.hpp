@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // detail::Access: the core's one door into the private parts of the public classes (Device's
 // constructor, the backend handles inside Stream and Event), so they need no public accessors.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // detail::Backend: one registered backend (the built-in cpu backend or a loaded plugin), its
 // devices, and the one place where a plugin slot's status + message becomes a gpucore::Error.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GPU_BACKEND-style selections: "auto" | <backend>[:<device index>], parsed strictly and applied.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Allocation and the untyped transfers behind Buffer<T>.
 #include "gpucore/buffer.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device and the free functions of device.hpp: the public face of the runtime registry.
 #include "gpucore/device.hpp"
 

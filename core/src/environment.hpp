@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The environment variables gpucore reads, and the one way it reads them.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one logger of gpucore: core and plugins write to it; GPUCORE_LOG_LEVEL sets its level.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The operations: every argument is validated here, so plugins may trust what they receive.
 #include "gpucore/ops.hpp"
 

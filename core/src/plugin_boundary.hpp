@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C boundary between the core and plugin code: nothing thrown by a plugin may pass it.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which files are plugin candidates, and in which order. Whether a candidate may be trusted is
 // decided when it is opened (plugin_trust.hpp); what it contains, by inspection.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks on a candidate plugin file that read it WITHOUT running any of its code: ELF structure
 // and the exported entry symbol, read from the file's dynamic symbol table. A file that fails
 // here never reaches dlopen, so its static constructors never run.

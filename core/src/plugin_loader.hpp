@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading one inspected plugin file: dlopen through boost::dll, the entry call, the table checks.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Opening a candidate plugin file under the trust rule, so that the file that is checked is the
 // file that is inspected and loaded.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fork() support: a child process may use gpucore with objects it creates itself.
 //
 // The child has one thread: the worker threads behind the parent's streams (the cpu backend's and

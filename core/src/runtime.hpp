@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The process-lifetime registry of backends and plugin candidates.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream and Event: thin RAII owners of a backend's stream/event handles.
 #include "gpucore/stream.hpp"
 

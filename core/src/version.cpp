@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The release of this libgpucore, from the version header generated at its build.
 #include "gpucore/version.hpp"
 

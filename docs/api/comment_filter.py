@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Doxygen input filter: shows the public headers' ordinary comments to Doxygen as documentation.
 
 The headers document every declaration in the project's plain style (`// ...` above or beside a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The contract's promise: a plugin built against ABI 1.0 loads in this core and runs every
 // operation; slots it lacks (beyond its struct_size) or leaves NULL give not_supported naming the
 // backend and the operation. GPUCORE_PLUGIN_PATH points at the fixtures (see CMakeLists.txt):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin that implements only some operations: today's template plugin under the name
 // "partial", with its transpose, reduce and reduce_rows slots left NULL. Operation slots are
 // optional: the core must load it, run vector_add, and answer the others with not_supported.

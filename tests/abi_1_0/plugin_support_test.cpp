@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin SDK's boundary plumbing (gpucore/plugin_support.hpp): every exception becomes a
 // status and a bounded message; host services are copied no further than either side knows.
 #include <cstring>

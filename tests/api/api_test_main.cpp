@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Points discovery at the build tree's test plugins (the template backend) before the runtime
 // initialises, unless the caller chose a GPUCORE_PLUGIN_PATH.
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers for the API tests: assert that a call throws gpucore::Error with the expected code,
 // operation and cause (every misuse must name both).
 #pragma once

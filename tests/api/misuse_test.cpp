@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Misuse of the public API: each case must be a gpucore::Error with the right code, naming the
 // operation and the cause; never a crash, never silent.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gpucore in child processes: after fork() (the child's own objects work, the parent's are an
 // Error), and under a thread limit (RLIMIT_NPROC: the library reports or copes, never exits).
 // Each case runs its body in a forked child with an alarm, and the parent checks how it ended:

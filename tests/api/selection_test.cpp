@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GPU_BACKEND / select_device: every accepted form, every rejected form, with the reasons.
 #include <cstdlib>
 

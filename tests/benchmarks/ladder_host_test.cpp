@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host side of the lessons' ladder benchmark: the references every GPU rung is checked
 // against must catch a wrong result (a misplaced element, a missing element, a block's partial
 // in the wrong place), and the JSON must be valid with blank percentages where the base is unknown.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ladder's kernels (benchmarks/ladder_*_kernels.cuh) run on the host through an emulation of
 // the device features they use (emulated/), at shapes no block, tile or warp width divides, with
 // the warp width of NVIDIA (32) and of AMD CDNA (64, a second build of this file), each output

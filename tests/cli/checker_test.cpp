@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the command's checker itself (apps/gpucore: reference.cpp, verify.cpp, random_fill,
 // case_spec): it must pass correct results and catch wrong ones, or `gpucore run` proves nothing.
 #include <gtest/gtest.h>

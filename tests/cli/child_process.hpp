@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a program as a child process with a chosen environment and captures what it prints.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the built `gpucore` command and the examples, run as child processes with a controlled
 // environment. Results are checked through the JSON the command prints, not only exit codes.
 #include <gtest/gtest.h>

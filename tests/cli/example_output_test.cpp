@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the examples print: streams_overlap reports honest ratios (with one stream and one chunk
 // the pipelined run is the serial run's work done the same way, so its speedup is 1 up to noise;
 // on the cpu backend it claims no overlap and no ideal bound); vector_add shows a few values and

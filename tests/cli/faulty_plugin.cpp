@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A backend that is wrong on purpose, so the tests can show `gpucore run` catching a wrong result
 // end to end (verified: false, exit code 1). It is the template plugin (plugins/template) under
 // the name "faulty", with every operation wrapped to spoil one output element afterwards. The

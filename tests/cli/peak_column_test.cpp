@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The "% of peak" column of `gpucore run` and `gpucore bench`: the share of the device's
 // theoretical memory bandwidth, blank ("-" / null) where the device reports none.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The parameters of the value-parameterized suites: one case per device x dtype (x reduce op) x
 // size or shape, each named "<backend>_<index>_<dtype>[_<op>]_<size>" (e.g. cpu_0_f32_sum_n1023,
 // cuda_0_u32_5003x3001) so a failure names the device and a filter can pick one.

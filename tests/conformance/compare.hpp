@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element-wise comparisons that report what went wrong: how many elements differ, how many still
 // hold the sentinel (never written), and the first few, with their position.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The devices the conformance suite runs on: every device gpucore::devices() reports at run time
 // (here cpu:0; on a GPU machine cuda:0 ... too), and the names tests carry for them ("cpu_0").
 #pragma once

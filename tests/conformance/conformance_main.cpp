@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The conformance suite's program: gpucore_conformance in the build (ctest runs it on every device
 // found) and, installed, gpucore-conformance for plugin authors:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Copies (blocking and asynchronous; host->device, device->device, device->host) and fill, for
 // every device x dtype x awkward length.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device list the whole suite is parameterized over: it must enumerate without error, include
 // the built-in cpu device, and report sane properties. Also prints the list once per run, so a CI
 // log shows which devices the suite covered.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One run of each operation on a device, the way an application would do it: upload, poison the
 // output with a sentinel, enqueue on a fresh stream, read back asynchronously on that stream,
 // synchronize. The host copy of the result is poisoned too, so a skipped read-back shows.

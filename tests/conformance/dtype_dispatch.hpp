@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Calls a generic lambda with a tag for the C++ type of a run-time gpucore::DType, so one test body
 // (a template) serves every dtype of a value-parameterized case.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // half (f16) and bfloat16 (bf16) on every device: vector_add, transpose, reduce (every op, NaN
 // rule) and reduce_rows, on random inputs at awkward sizes, outputs poisoned first. Tolerances come
 // from the formats' epsilon: vector_add is correctly rounded (float(a) + float(b) rounded once: exact

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tiny inputs with results worked out by hand (not by any code), used twice: against every device
 // (known_values_test.cpp) and against the CPU reference itself (reference_test.cpp), so a wrong
 // reference cannot hide a wrong kernel, nor a wrong kernel agree with a wrong reference.

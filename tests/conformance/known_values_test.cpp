@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every device against the hand-computed results in known_values.hpp.
 #include <gtest/gtest.h>
 

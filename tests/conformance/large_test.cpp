@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // More than 2^31 elements (the index arithmetic must be size_t throughout), run only where the
 // device has the memory. Suite names start with "Large" so quick runs and compute-sanitizer can
 // leave them out with --gtest_filter=-*Large*; ctest labels them "conformance_large".

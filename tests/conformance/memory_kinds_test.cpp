@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every memory kind on every device: allocation (or not_supported where the device says it lacks
 // the kind), round trips, host access for host-visible kinds, copies across kinds, ops on buffers
 // of the kind.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gpucore-conformance --plugin FILE: loads that one plugin file and finds the backend it provides,
 // so the suite runs on its devices only.
 #pragma once

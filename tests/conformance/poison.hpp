@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sentinels written into every output before a run, so an element the backend never wrote cannot
 // pass for a correct one. The sentinel is chosen to differ from every expected value.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Random inputs for the conformance suite, chosen so that every comparison is meaningful:
 //  - general: floats uniform in [-1000, 1000], integers over their whole range (sums wrap);
 //  - exact_sum: floats that are small integers, so every partial sum in ANY order is exactly

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What reduce and reduce_rows must produce: which input patterns each op is tested with, the
 // extremum planted for min/max, and the allowed error (0 = exact) for one reduced segment.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_rows on every device x dtype x op x shape: degenerate (0xN, Nx0, 1xN, Nx1), many short
 // rows, few long rows, a large odd matrix. Row r of the output is checked against the reference
 // for row r alone, with the tolerance of a reduction of `cols` elements.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce on every device x dtype x op x awkward length: exact patterns, real-valued patterns within
 // a justified tolerance, extrema planted first / last / in the middle, NaN propagation, identities.
 #include <gtest/gtest.h>

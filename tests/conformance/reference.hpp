@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU reference the conformance suite compares every backend against. Written independently of
 // every backend: plain loops, no threads, no SIMD, no code shared with backends/.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU reference against the same hand-computed results, plus the properties the tolerances rely
 // on (exact patterns really are exact). Runs without any device.
 #include <gtest/gtest.h>

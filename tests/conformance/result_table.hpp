@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A GoogleTest listener that counts results per suite and device and prints them as a table at the
 // end of the run (gpucore-conformance --plugin), followed by the names of the failed tests.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams and events on every device: in-order execution, query, synchronize, destruction with
 // pending work, event record / synchronize / query / elapsed time, cross-stream waits, and many
 // streams in flight at once. Exact u32 arithmetic throughout, so any reordering shows in a value.

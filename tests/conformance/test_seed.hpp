@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Per-test random seeds: reproducible by default, different for every test, printed on failure.
 //
 // seed = mix(base, FNV-1a of the full test name). base is 0 unless GPUCORE_TEST_SEED is set

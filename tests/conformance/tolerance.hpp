@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How far a backend's float reduction may lie from the (essentially exact) long double reference,
 // and why. Integers, min/max, vector_add, transpose, and the float inputs built to be exact in any
 // order (see random_inputs.hpp) are compared exactly: these bounds are only for random reals.

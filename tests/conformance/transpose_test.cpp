@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // transpose on every device, dtype and shape (empty, vectors, odd tiles, large non-square).
 #include <gtest/gtest.h>
 

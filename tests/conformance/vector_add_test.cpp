@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vector_add on every device, dtype and awkward length, against the reference; in-place forms.
 #include <gtest/gtest.h>
 

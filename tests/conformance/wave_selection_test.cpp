@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The test-only simt backends are loaded in this program (wave_main.cpp) and work when named, but
 // GPU_BACKEND=auto never picks them: a CPU execution of GPU kernels must not pass for a GPU.
 #include <gtest/gtest.h>

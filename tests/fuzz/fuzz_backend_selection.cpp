@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: backend selections as GPU_BACKEND and select_device() take them ("auto", "cuda",
 // "cpu:0", ...), through the public API against the real runtime (default_device() applies the
 // same function to the variable's value). Every input must give a device or a gpucore::Error

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: the inspection of a candidate plugin file (core/src/plugin_inspection.cpp), which
 // reads ELF headers, section tables and symbol tables of files it did not write, before anything
 // is loaded. The input bytes are written as a plugin file and inspected. Crashes, sanitizer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: GPUCORE_PLUGIN_PATH as the discovery reads it (core/src/plugin_discovery.cpp):
 // the input is the variable's value. Discovery splits it, resolves relative entries, stats and
 // lists what the entries name (reading at most the first 4 bytes of a file; it never loads one).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes the small ELF seeds of the plugin-inspection fuzzer (tests/fuzz/corpus/plugin_inspection)
 and its crafted regressions (tests/fuzz/regressions/plugin_inspection).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replays inputs through a fuzz target without libFuzzer: every file named on the command line,
 // and every file inside a folder named there (sorted), runs through LLVMFuzzerTestOneInput once.
 // Built with any compiler; ctest runs it over the committed seeds and the crash regressions, so a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vector_add and fill through their launchers: awkward lengths, views that start off 16-byte
 // alignment (equally: packed path with a scalar head; unequally: scalar path), integer wrap, and
 // every element checked (outputs poisoned first, the element after the end must stay poisoned).

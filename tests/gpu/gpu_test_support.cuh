@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the GPU kernel tests: a fixture that skips without a CUDA device and otherwise owns a
 // stream and its scratch (like a plugin stream), device arrays with poisoning, random inputs and
 // double-precision references.

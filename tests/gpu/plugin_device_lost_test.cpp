@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A kernel fault (illegal address) is sticky: the CUDA context is lost. The plugin must report it
 // as a device error at the next synchronizing call, and every later call on the device must say
 // the device is unusable (never crash, never pretend it works). Its own process: the fault kills

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loads libgpucore-cuda.so with dlopen (no libgpucore involved) and initialises it, so the tests
 // exercise the C table exactly as the core sees it.
 #pragma once

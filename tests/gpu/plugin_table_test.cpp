@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA plugin's C table, loaded with dlopen. Without a GPU (CI): it loads, inits, and reports
 // 0 devices with the CUDA runtime's reason. With one: properties, error mapping (out of memory,
 // managed oversubscription, events never recorded), streams in bulk (scratch reuse), and reduces

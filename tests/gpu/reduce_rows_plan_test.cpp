@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduce_rows planner (host only, runs without a GPU): which strategy each classic shape gets,
 // and that split plans stay within the scratch.
 #include <gtest/gtest.h>

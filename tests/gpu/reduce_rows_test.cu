@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_rows through its launcher, with the planner's choice and with each strategy forced on
 // shapes it would not normally get: rows of 0, 1, odd and power-of-two lengths, few long rows,
 // many short ones, row starts off 16-byte alignment.

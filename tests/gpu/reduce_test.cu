@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The single-pass reduce kernel through its launcher: every dtype x op, awkward lengths, inputs
 // that start off 16-byte alignment, NaN, integer wrap-around, back-to-back launches on one stream
 // (the ticket must be back at zero after each).

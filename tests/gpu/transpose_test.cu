@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // transpose through its launcher: square, tall, wide, degenerate and odd shapes, every element
 // compared exactly against the host transpose (outputs poisoned first).
 #include "gpu_test_support.cuh"

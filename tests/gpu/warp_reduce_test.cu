@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // warp_reduce at every logical width the hardware runs (1, 2, 4, ... the warp size): each lane
 // must get the reduction of exactly its own group of Width lanes. Exercises the width-generic
 // logic that 64-wide AMD wavefronts rely on, on the NVIDIA hardware we have.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DPLUGIN=<libgpucore-hip.so> -DARCHITECTURES=<gfx908;...> -DREADELF=<readelf> -P check_plugin_file.cmake
 #
 # Checks the built HIP plugin file itself, with binutils' readelf (independent of gpucore's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built libgpucore-hip.so as libgpucore sees it, run through the loader tests' probe (a child
 // process per scenario, discovery as an application gets it: the plugin folder beside libgpucore).
 // Without an AMD GPU (CI, our NVIDIA machines) the plugin must load, report 0 devices with HIP's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libgpucore-hip.so where the HIP runtime is not installed. The probe runs through
 // without_hip_runtime.sh: a private mount namespace in which libamdhip64 is deleted from its
 // folder (an overlay; the real system is untouched), so the dynamic loader cannot find the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compiled (never run) by hipcc for every offload target of the HIP plugin: the device pass of
 // each target must see the vendor header's warp size equal to that target's wavefront width
 // (64 on gfx9 GCN/CDNA, 32 on gfx10+ RDNA, whose default is wave32), with a lane mask wide

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # without_hip_runtime.sh PLUGIN COMMAND [ARGS...]
 #
 # Runs COMMAND on a system where the HIP runtime is not installed: in a private mount namespace,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deliberately broken plugins for the loader tests, one source built in several modes:
 //   FIXTURE_NO_ENTRY      exports an unrelated function, no gpucore entry point
 //   FIXTURE_WRONG_ABI     exports gpucore_plugin_entry_v2 (a future ABI major)

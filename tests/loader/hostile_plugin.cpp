@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A hostile plugin for the loader tests: the template plugin (plugins/template) under the name
 // "hostile", misbehaving as its environment asks (read once, by the entry point):
 //   GPUCORE_HOSTILE_THROW=<where>    throws std::runtime_error("hostile: <where> exploded") from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A plugin that throws C++ exceptions across the C boundary, calls back into gpucore while it is
 // being loaded, or reports an absurd device count (hostile_plugin.cpp). Each scenario runs the
 // probe in a child process with a time limit: the process must finish normally, the failure must

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a plugin file can make the inspection cost, and what its entry symbol must be. The ELF files
 // are crafted here at test time: small files whose tables make a naive reader allocate without
 // bound (one string per symbol, each running to the end of a huge string table; a string table

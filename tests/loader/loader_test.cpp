@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plugin discovery and loading with real files. Each test prepares a private folder, runs the
 // probe in a child process with GPUCORE_PLUGIN_PATH pointing at it, and checks the candidate's
 // outcome and reason AND that the application still works (vector_add verified on cpu).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GPUCORE_LOG_LEVEL and the one logger: quiet by default, levels honoured, plugin messages routed
 // through the core's logger. Child processes, because the level is read once per process.
 #include <gmock/gmock.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // plugin_probe: prints what this process's gpucore runtime discovered, one record per line, so the
 // loader tests can run each scenario in a fresh process (discovery runs once per process).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs plugin_probe in a child process with a controlled environment and parses its records.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin trust rule: after symlinks are resolved, the file and every folder above it must be
 // owned by root or the current user and not be writable by group or others (a sticky folder like
 // /tmp included). Each test builds its layout inside a private 0700 scratch folder (whose own

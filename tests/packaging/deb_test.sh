@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the Debian packages with CPack and inspects them without installing anything on the
 # machine: names, contents and Depends (dpkg-deb -I / -c), no test plugin in any package, then
 # extracts them into a scratch root and runs the packaged command and a pkg-config consumer there.

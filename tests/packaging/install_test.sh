@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs gpucore into a prefix, moves the prefix, and uses it from there as a user would:
 # a consumer built with find_package(gpucore) and one built with pkg-config, the template plugin
 # built out of tree with the installed plugin SDK, the installed command, an example and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # gpucore-conformance --plugin tells a right plugin from a wrong one: the template passes, the
 # "faulty" test plugin (the template with every output spoiled) fails, each run covering only the
 # plugin's own device, with the verdict in the table and the exit status.

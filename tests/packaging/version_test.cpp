@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gpucore's version in its three places agrees with project(VERSION): the generated header's
 // macros, gpucore::version() of the loaded library, and the text CMake passes in here.
 #include <cstring>

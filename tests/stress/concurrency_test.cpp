@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Concurrency on every device: 8 threads each with their own streams running every operation and
 // dtype with exact results; one stream shared by several enqueuing threads; events recorded on one
 // thread while others query and wait on them. Run under ThreadSanitizer by tools/ci_sanitizers.sh.

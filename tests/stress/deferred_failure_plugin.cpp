@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A backend whose queued work fails on one stream only, for the lost-error tests: the template
 // plugin (plugins/template) under the name "deferred", wrapped so that a vector_add of exactly
 // kFailingLength elements "launches a kernel that faults later": the slot returns OK and the

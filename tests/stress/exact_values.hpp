@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Inputs whose results are exact in every summation or multiplication order, and the references
 // for them. Stress tests compare with ==, so a lost, duplicated or reordered piece of work shows
 // as a wrong value, never hides inside a tolerance.

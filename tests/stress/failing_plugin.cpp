@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A backend whose device fails, for the fault tests: the template plugin (plugins/template) under
 // the name "failing", wrapped so that
 //  - transpose "launches a kernel that faults": it returns OK (launches are asynchronous) and the

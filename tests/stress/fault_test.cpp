@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Faults: out-of-memory on every device followed by an allocation that works; a plugin whose device
 // is lost in the middle of a stream (every later call a device_error, destructors quiet, nothing
 // leaked) while the cpu backend keeps computing exact results; a plugin answering a status outside

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One round of every operation for one element type, enqueued asynchronously on two streams of a
 // device and checked exactly afterwards. The concurrency tests run many rounds from many threads.
 //

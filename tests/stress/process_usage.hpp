@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What this process holds, read from /proc: resident memory, threads, open file descriptors.
 // The soak tests compare them before and after a long run to find leaks that a sanitizer cannot
 // see (memory still referenced by a registry, threads never joined, handles never closed).

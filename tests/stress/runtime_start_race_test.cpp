@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runtime's start (plugin discovery, loading, backend init) raced from many threads through
 // every public entry point at once, in a process where nothing touched gpucore before. The loader
 // suite races a child process on two entry points and counts discovery log lines; this one runs

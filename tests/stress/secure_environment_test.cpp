@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A setuid program ignores every gpucore environment variable (they are read with secure_getenv),
 // so nobody can steer a privileged program into loading their plugin, choosing their backend or
 // changing its logging. Runs tests/loader's plugin_probe twice with the same environment: as an

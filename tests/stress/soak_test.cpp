@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Soak: 100,000 allocate / launch / free cycles on the cpu backend with resident memory growth under
 // 1 MiB, every result checked; streams and events created and destroyed in bulk on every device,
 // with threads, descriptors and memory back where they started.

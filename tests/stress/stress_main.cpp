@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Puts this executable's plugins on GPUCORE_PLUGIN_PATH before gpucore's runtime starts (it starts
 // once per process, at the first call; gtest enumerates the devices of parameterized suites during
 // InitGoogleTest). A GPUCORE_PLUGIN_PATH already set by the caller wins.

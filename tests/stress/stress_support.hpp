@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the stress tests share: the devices to run on, a thread-safe failure log, and starting many
 // threads at the same instant.
 #pragma once

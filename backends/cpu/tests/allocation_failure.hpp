@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Out-of-memory on demand for the CPU backend tests: this test program replaces the global
 // operator new so that every allocation made by one chosen thread fails with std::bad_alloc, as
 // allocations do when memory is exhausted. All other threads allocate normally (from malloc).

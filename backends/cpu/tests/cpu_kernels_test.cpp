@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU backend's kernels through its table, against double-precision (floats) or exact wrapping
 // (integers) references: random inputs, awkward sizes, poisoned outputs, NaN, identities.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams and events of the CPU backend: asynchrony, order, failure reporting, cross-stream waits.
 #include <atomic>
 #include <chrono>

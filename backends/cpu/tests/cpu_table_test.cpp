@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU backend's table itself: header, device description, memory, argument validation.
 #include <sys/utsname.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers of the CPU backend tests: the table, owned allocations, a gate to hold a stream.
 #pragma once
 

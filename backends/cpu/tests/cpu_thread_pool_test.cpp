@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU backend's thread pool: every item runs exactly once at any thread count and grain, jobs
 // of several threads at once do not mix, and an exception in one item reaches the caller.
 #include <atomic>

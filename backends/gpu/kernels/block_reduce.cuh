@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Block-level reduction built on warp_reduce: each warp reduces its lanes, warp leaders meet in
 // shared memory, the first warp reduces those. Like CUB's BLOCK_REDUCE_WARP_REDUCTIONS.
 #pragma once

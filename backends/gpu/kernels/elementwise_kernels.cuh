@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element-wise kernels: vector_add (c = a + b) and fill (dst = pattern). Blocks stride over tiles
 // of kThreads * kPacksInFlight 16-byte packs; each thread issues all its loads before its stores.
 // Scalar head (until 16-byte alignment) and tail elements are done by the first threads.

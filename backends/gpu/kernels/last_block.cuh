@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The "last block finishes" pattern that makes multi-block reductions a single launch: each block
 // stores its partial, fences, and takes a ticket; the block that draws the last ticket sees every
 // partial and combines them. The ticket is reset to 0 by that block, ready for the next launch on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // 16-byte vector access: a Pack is TuningPolicy::kPackBytes of consecutive elements, loaded and
 // stored with one 128-bit instruction when its address is 16-byte aligned.
 #pragma once

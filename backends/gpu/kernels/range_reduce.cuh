@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-thread stage of every reduction: `workers` threads cooperatively reduce one contiguous
 // range, each returning its own partial. Scalar head until 16-byte alignment, then 16-byte packs
 // (kPacksInFlight independent loads per thread before they are combined), then a scalar tail.

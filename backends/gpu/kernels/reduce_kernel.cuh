@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce: one launch for any n. Each block reduces its share of the input (grid-stride over 16-byte
 // packs), block 0..G-1 publish partials, the last block to finish combines them and writes out[0].
 // With one block there are no partials and no ticket at all.

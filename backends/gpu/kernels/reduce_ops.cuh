@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The four reduce operations as device functors, each with its identity. Integer sums and products
 // are computed in uint32_t by the dispatch (wrap-around is defined there, and i32 has the same
 // bits). Float min/max propagate NaN: if either operand is NaN, the result is NaN, so a NaN

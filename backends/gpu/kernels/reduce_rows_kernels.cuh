@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // reduce_rows: out[r] = op over row r of a rows x cols row-major matrix. Three kernels; the host
 // (reduce_rows_plan.hpp) picks one by the shape:
 //   sub-warp   cols <= 32: a logical sub-warp of Width = next power of two >= cols lanes per row,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // transpose through the bulk tensor copy engine (TMA, sm_90+; see gpu_vendor.hpp): the engine
 // loads a box of kInner input columns (128 bytes) x kBoxRows rows into shared memory, the threads
 // transpose it 16 bytes at a time into kBoxRows / kInner output boxes, and the engine stores

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // transpose: out (cols x rows) = in (rows x cols)^T, row-major, any shape. A block moves one
 // kTile x kTile tile at a time through shared memory: rows of the tile are read coalesced from
 // `in` and written coalesced to `out`. The +1 column of padding puts the column walk of the second

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Warp-level reduction, generic in its LOGICAL width: lanes [k*Width, (k+1)*Width) of a warp each
 // reduce their own values (a butterfly of xor shuffles). Width is any power of two up to the
 // hardware warp (32 on NVIDIA, 64 on CDNA): several short rows can share one warp.

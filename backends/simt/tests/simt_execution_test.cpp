@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The simt execution layer itself, at the width this test is built for (64 or 32): shuffles are
 // exchanged per warp only (warp-uniform, block-divergent code completes), __shared__ is per block,
 // __syncthreads waits for the whole block, atomics and fences make the last-block pattern exact,

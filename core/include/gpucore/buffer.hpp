@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffer<T>: a typed, owning allocation on one device.
 //
 // Thread safety: a Buffer may be read (used as an input, copied to host) from several threads at

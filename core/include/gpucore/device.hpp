@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Devices, backends and plugin discovery: the runtime's view of what this machine offers.
 //
 // Thread safety: every function here may be called from any thread at any time. The runtime is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gpucore::Error: the one exception type the library throws.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GPUCORE_API marks what libgpucore exports. The library is built with hidden visibility by default
 // (only the public API is part of the ABI), so every public non-template function and class carries
 // this macro. Exception classes must be exported too: their type_info has to be unique across

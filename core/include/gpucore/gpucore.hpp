@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The whole public API of gpucore. See README.md for a tour.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The operations, enqueued on a stream. All buffers must live on the stream's device; lengths are
 // checked before anything is enqueued (Error(invalid_argument) naming the operation and the cause).
 // Element counts are size_t: inputs larger than 2^31 elements are supported.

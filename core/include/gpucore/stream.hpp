@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream: an in-order asynchronous queue of work on one device. Event: a marker in a stream.
 //
 // Thread safety: a Stream may be shared by several threads; work they enqueue concurrently runs in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Element types, reduce operations and memory kinds understood by every backend.
 //
 // The element types come from the contract's one list (GPUCORE_DTYPE_LIST in gpucore/plugin.h):

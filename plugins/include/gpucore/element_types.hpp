@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C++ element type of each dtype of the contract's list (GPUCORE_DTYPE_LIST in plugin.h), for
 // the core and for C++ plugins alike, and a visitor over the list. Header-only, C++17.
 #pragma once

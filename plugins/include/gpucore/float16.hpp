@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gpucore::half (IEEE 754 binary16) and gpucore::bfloat16 (the upper 16 bits of a binary32): host
 // storage types of 2 bytes that convert to and from float. Header-only, no third-party code; part
 // of the plugin SDK so that the core (types.hpp) and C++ plugins share one definition.

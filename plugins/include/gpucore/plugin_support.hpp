@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin SDK: the boundary plumbing every C++ backend needs, written once (header-only, C++17,
 // no dependency beyond the contract). The cpu backend, the gpu backend and the template use it.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reduce operations' rules on the host, in one place: each op's identity (what an empty input
 // gives) and its combine step, with the NaN rule for float min/max (a NaN anywhere gives NaN).
 // Used by the cpu backend, the template plugin, the CLI's and the tests' references; the device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The "template" backend: a complete, deliberately simple gpucore plugin to copy from.
 //
 // One device whose "device memory" is ordinary host memory, and plain loops for every operation.

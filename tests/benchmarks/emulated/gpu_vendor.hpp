@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A host emulation of the few device features the ladder's kernels use, so the test suite runs
 // those kernels on machines without a GPU (tests/benchmarks/ladder_kernels_test.cpp). It stands in
 // for backends/gpu/gpu_vendor.hpp: blocks run one after another, each thread of a block on its own

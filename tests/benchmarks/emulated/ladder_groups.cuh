@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cooperative-groups tiles of the ladder's tiled-partition kernel, emulated (see gpu_vendor.hpp
 // here): a tile's shuffle exchanges among its own lanes only, as on the GPU.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A program using an installed gpucore as any project would: the version it was compiled against
 // must be the one it runs with, and vector_add on the default device must give the right sums.
 #include <cstdio>
