@@ -10,6 +10,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -44,12 +45,20 @@ std::vector<T> random_values(std::size_t n, std::uint32_t seed) {
 }
 
 template <class T>
+auto wrapping(T value) {
+    if constexpr (std::is_integral_v<T>) return static_cast<std::make_unsigned_t<T>>(value);
+    else return value;
+}
+
+template <class T>
 T reference_reduce(ReduceOp op, const T* x, std::size_t n) {
     T acc = op == ReduceOp::sum ? T(0) : op == ReduceOp::prod ? T(1) : x[0];
     for (std::size_t i = 0; i < n; ++i) {
         switch (op) {
-        case ReduceOp::sum: acc = static_cast<T>(acc + x[i]); break;
-        case ReduceOp::prod: acc = static_cast<T>(acc * x[i]); break;
+        // Integer sums and products wrap, as the contract says: compute them in the unsigned type
+        // of the same width (signed overflow is undefined).
+        case ReduceOp::sum: acc = static_cast<T>(wrapping(acc) + wrapping(x[i])); break;
+        case ReduceOp::prod: acc = static_cast<T>(wrapping(acc) * wrapping(x[i])); break;
         case ReduceOp::min: acc = std::min(acc, x[i]); break;
         case ReduceOp::max: acc = std::max(acc, x[i]); break;
         }
