@@ -230,7 +230,7 @@ GPUCORE_CPU_SIMD_CLONES void widen(const T* in, float* out, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(in[i]);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) // clang 14 lacks the "f16c" feature test
 // half -> float with the F16C conversion instruction (8 per step), where the processor has it.
 __attribute__((target("avx,f16c"))) void widen_half_f16c(const half* in, float* out, std::size_t n) {
     std::size_t i = 0;
@@ -244,7 +244,7 @@ __attribute__((target("avx,f16c"))) void widen_half_f16c(const half* in, float* 
 
 template <class T>
 void widen_to_float(const T* in, float* out, std::size_t n) {
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
     if constexpr (std::is_same_v<T, half>) {
         static const bool has_f16c = __builtin_cpu_supports("f16c");
         if (has_f16c) return widen_half_f16c(in, out, n);
