@@ -11,7 +11,7 @@ namespace gpucore::cli {
 
 struct BenchCase {
     CaseSpec spec;
-    // Non-empty for a case an issue sets a target on, e.g. "issue 2 CPU target: >= 1.0x a plain
+    // Non-empty for a case an issue sets a target on, e.g. "CPU target: >= 1.0x a plain
     // OpenMP loop"; printed beside the figures so a reader finds them.
     std::string target;
 };

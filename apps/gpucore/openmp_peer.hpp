@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CPU backend's peer in `gpucore bench`: vector_add as the plain OpenMP loop a user would
-// write first. gpucore's CPU backend should be at least as fast (issue 2).
+// write first. gpucore's CPU backend should be at least as fast.
 #pragma once
 
 #include <cstddef>

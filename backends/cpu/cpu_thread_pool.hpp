@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CPU backend's own threads for its parallel kernels, shared by every stream.
 //
-// The kernels used OpenMP teams before; libgomp prints a message and calls exit(1) when it cannot
+// Not OpenMP teams: libgomp prints a message and calls exit(1) when it cannot
 // start a thread (RLIMIT_NPROC, cgroup pids.max, memory), and a library must never end its host
 // process. This pool starts its threads with std::thread, whose failure is an exception it handles:
 // the calling thread always takes part in its own job, so a job completes with however many

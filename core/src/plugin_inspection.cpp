@@ -280,15 +280,6 @@ private:
     std::string look_alike_;
 };
 
-std::string file_type_name(mode_t mode) {
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISFIFO(mode)) return "a fifo";
-    if (S_ISSOCK(mode)) return "a socket";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISCHR(mode)) return "a character device";
-    return "not a regular file";
-}
-
 } // namespace
 
 PluginInspection inspect_plugin_descriptor(int fd, std::uint64_t file_size) {

@@ -39,15 +39,6 @@ std::string octal_mode(mode_t mode) {
     return text;
 }
 
-std::string file_type_name(mode_t mode) {
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISFIFO(mode)) return "a fifo";
-    if (S_ISSOCK(mode)) return "a socket";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISCHR(mode)) return "a character device";
-    return "not a regular file";
-}
-
 // What is wrong with `what` (e.g. "folder /opt/x") under the rule; empty when it is trusted.
 std::string trust_problem(const std::string& what, const struct stat& status) {
     const uid_t me = ::geteuid();
@@ -73,6 +64,15 @@ std::string changed_while_checked(const fs::path& where, int error) {
 }
 
 } // namespace
+
+std::string file_type_name(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a fifo";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISCHR(mode)) return "a character device";
+    return "not a regular file";
+}
 
 OpenedCandidate open_candidate(const fs::path& path, bool allow_insecure) {
     OpenedCandidate result;

@@ -63,4 +63,7 @@ inline bool same_file(const struct stat& a, const struct stat& b) noexcept {
     return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+// "a directory", "a fifo", ...: what a non-regular file is, for a candidate's reason.
+std::string file_type_name(mode_t mode);
+
 } // namespace gpucore::detail

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// More misuse of the public API (issue 5 asks for at least 30 distinct cases; misuse_test.cpp and
+// More misuse of the public API (at least 30 distinct cases in all; misuse_test.cpp and
 // selection_test.cpp hold the first ones). Each case is a gpucore::Error with the right code whose
 // message names the operation and the cause; run under AddressSanitizer by tools/ci_sanitizers.sh,
 // so none may leak or touch memory it should not.
