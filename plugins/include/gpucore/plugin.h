@@ -22,7 +22,8 @@
  *    caller with a not_supported error naming the backend and the operation.
  *  - Enum values added by a minor version (e.g. the dtypes F16, BF16 of 1.1) are never passed to a
  *    plugin that reports an older abi_minor: the core answers not_supported itself.
- *  - What each minor adds: 1.0 the table up to reduce_rows; 1.1 memory_info and the dtypes F16, BF16.
+ *  - What each minor adds: 1.0 the table up to reduce_rows; 1.1 memory_info and the dtypes F16, BF16;
+ *    1.2 stream_native_handle, pointer_device and copy_peer.
  *
  * Conventions for every slot that returns gpucore_status:
  *  - GPUCORE_OK on success. On failure, a non-OK code and a NUL-terminated, human-readable cause in
@@ -49,7 +50,7 @@ extern "C" {
 #endif
 
 #define GPUCORE_PLUGIN_ABI_MAJOR 1
-#define GPUCORE_PLUGIN_ABI_MINOR 1
+#define GPUCORE_PLUGIN_ABI_MINOR 2
 
 /* The entry symbol carries the ABI major: "gpucore_plugin_entry_v1". */
 #define GPUCORE_PLUGIN_ENTRY_PREFIX "gpucore_plugin_entry_v"
@@ -260,6 +261,24 @@ typedef struct gpucore_plugin_api {
      * backend: available and total physical memory). Blocking, cheap. */
     gpucore_status (*memory_info)(int device, uint64_t* free_bytes, uint64_t* total_bytes,
                                   gpucore_message* msg);
+
+    /* ---- ABI 1.2 (optional: may be NULL; absent from tables of 1.0 and 1.1 plugins) ---------- */
+    /* The vendor runtime's own handle of `stream` (cudaStream_t, hipStream_t), as void*, so the
+     * caller can enqueue its own kernels and library calls on it. The handle stays valid while the
+     * gpucore stream lives. A backend without vendor streams may return any documented value. */
+    gpucore_status (*stream_native_handle)(gpucore_stream stream, void** handle,
+                                           gpucore_message* msg);
+    /* Which of this plugin's devices owns the memory at `ptr`, and its kind. An error
+     * (GPUCORE_ERROR_INVALID_ARGUMENT) when `ptr` is not memory that this plugin's devices can
+     * use in copies and operations. Blocking, cheap; does not wait for queued work. */
+    gpucore_status (*pointer_device)(const void* ptr, int* device, gpucore_memory_kind* kind,
+                                     gpucore_message* msg);
+    /* Copies `bytes` (may be 0) from `src` on `src_device` to `dst` on `dst_device`, two devices
+     * of this plugin (they may be the same), asynchronously on `stream`, a stream of either
+     * device. Peer-to-peer where the devices can reach each other, staged by the plugin
+     * otherwise. The core orders the copy after the source's queued work before calling. */
+    gpucore_status (*copy_peer)(void* dst, int dst_device, const void* src, int src_device,
+                                size_t bytes, gpucore_stream stream, gpucore_message* msg);
 } gpucore_plugin_api;
 
 /* The entry point. Returns the plugin's static table, or NULL with the reason in msg->text when
