@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Run-time dtype / reduce-op values to compile-time kernel types. Integer sums and products run
-// in uint32_t for both i32 and u32: wrap-around is defined, and the bits are the same.
+// in uint32_t for both i32 and u32: wrap-around is defined, and the bits are the same. f16 and
+// bf16 run as gpu_half / gpu_bfloat16 (gpu_vendor.hpp), computed in float (element_math.cuh).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include "gpu_error.hpp"
 #include "gpucore/element_types.hpp"
 #include "gpucore/plugin.h"
+#include "kernels/element_math.cuh"
 #include "kernels/reduce_ops.cuh"
 
 namespace gpucore::gpu {
@@ -24,22 +26,24 @@ template <class T>
 struct DeviceElement {
     using type = T;
 };
+template <>
+struct DeviceElement<half> {
+    using type = gpu_half;
+};
+template <>
+struct DeviceElement<bfloat16> {
+    using type = gpu_bfloat16;
+};
 template <class T>
 using device_element_t = typename DeviceElement<T>::type;
 
 // Calls f(TypeTag<T>{}) with T the kernels' element type of dtype (from the contract's list).
-// The kernels implement the 4- and 8-byte dtypes; the 16-bit floats are not_supported here.
 template <class F>
 void dispatch_dtype(gpucore_dtype dtype, F&& f) {
     const bool known = visit_dtype(dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
-        if constexpr (sizeof(T) >= 4) {
-            f(TypeTag<device_element_t<T>>{});
-        } else {
-            throw GpuError(GPUCORE_ERROR_NOT_SUPPORTED,
-                           "the " GPUCORE_GPU_BACKEND_NAME " kernels do not implement the 16-bit float dtype " +
-                               std::to_string(dtype) + " (f16 = 4, bf16 = 5)");
-        }
+        static_assert(sizeof(device_element_t<T>) == sizeof(T), "device and host elements agree");
+        f(TypeTag<device_element_t<T>>{});
     });
     if (!known) throw GpuError(GPUCORE_ERROR_INVALID_ARGUMENT, "unknown dtype " + std::to_string(dtype));
 }

@@ -15,6 +15,8 @@
 //  - the lane-mask type (64-bit on HIP) and the shuffle intrinsics (CUDA's *_sync forms take the
 //    mask of participating lanes; HIP's take none);
 //  - the bulk tensor copy engine (Hopper's TMA): CUDA only, GPUCORE_GPU_HAS_BULK_TENSOR_COPY;
+//  - the 16-bit float element types and their conversions to and from float (cuda_fp16.h /
+//    cuda_bf16.h, hip_fp16.h / hip_bfloat16.h, the host types of float16.hpp on simt);
 //  - how a kernel is launched: launch_kernel() below, the one place with <<<>>>.
 #pragma once
 
@@ -280,7 +282,7 @@ inline void format_architecture(const gpuDeviceProp_t& props, char* out, std::si
 }
 
 // ---- the bulk tensor copy engine (TMA, compute capability 9.0+; CUDA only) -----------------------
-// A tensor map describes a 2-D row-major array of 4- or 8-byte words (inner = elements per row,
+// A tensor map describes a 2-D row-major array of 2-, 4- or 8-byte words (inner = elements per row,
 // outer = rows) and the box one copy moves (box_inner x box_outer, 128-byte swizzle, so the box's
 // rows must be 128 bytes). Encoding is host-only work. Returns false where the engine is missing
 // or the array does not qualify (row pitch a multiple of 16 bytes, base 16-byte aligned, extents
@@ -320,7 +322,10 @@ inline bool encode_bulk_tensor_map(BulkTensorMap* map, const void* base, std::ui
     const cuuint64_t strides[1] = {pitch};
     const cuuint32_t box[2] = {box_inner, box_outer};
     const cuuint32_t element_strides[2] = {1, 1};
-    return encode(map, word_bytes == 8 ? CU_TENSOR_MAP_DATA_TYPE_UINT64 : CU_TENSOR_MAP_DATA_TYPE_UINT32,
+    const CUtensorMapDataType type = word_bytes == 8   ? CU_TENSOR_MAP_DATA_TYPE_UINT64
+                                     : word_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32
+                                                       : CU_TENSOR_MAP_DATA_TYPE_UINT16;
+    return encode(map, type,
                   2, const_cast<void*>(base), dims, strides, box, element_strides,
                   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
@@ -336,11 +341,47 @@ inline bool encode_bulk_tensor_map(BulkTensorMap* map, const void* base, std::ui
 
 // ---- device-side differences (only in translation units compiled by nvcc / hipcc, or for simt) ---
 #if defined(__CUDACC__) || defined(__HIPCC__) || GPUCORE_GPU_IS_SIMT
-#if !GPUCORE_GPU_IS_HIP && !GPUCORE_GPU_IS_SIMT
+#if GPUCORE_GPU_IS_SIMT
+#include "gpucore/float16.hpp"
+#elif GPUCORE_GPU_IS_HIP
+#include <hip/hip_bfloat16.h>
+#include <hip/hip_fp16.h>
+#else
 #include <cuda/ptx>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <nv/target>
 #endif
 namespace gpucore::gpu {
+
+// ---- 16-bit float elements --------------------------------------------------------------------
+// gpu_half (IEEE binary16) and gpu_bfloat16 (the upper half of a binary32): the kernels' storage
+// types of the f16 and bf16 dtypes, 2 bytes each, bit-compatible with gpucore::half / bfloat16.
+// Kernels never compute in them: they widen to float (exact) and round back once with
+// round_to<T>(float): round to nearest, ties to even, as the host types (float16.hpp) do.
+#if GPUCORE_GPU_IS_SIMT
+using gpu_half = gpucore::half;
+using gpu_bfloat16 = gpucore::bfloat16;
+inline float widen_to_float(gpu_half x) { return static_cast<float>(x); }
+inline float widen_to_float(gpu_bfloat16 x) { return static_cast<float>(x); }
+inline gpu_half round_to_half(float x) { return gpu_half(x); }
+inline gpu_bfloat16 round_to_bfloat16(float x) { return gpu_bfloat16(x); }
+#elif GPUCORE_GPU_IS_HIP
+using gpu_half = __half;
+using gpu_bfloat16 = hip_bfloat16; // ROCm 5.2's bfloat16 (rounds to nearest even from float)
+__device__ __forceinline__ float widen_to_float(gpu_half x) { return __half2float(x); }
+__device__ __forceinline__ float widen_to_float(gpu_bfloat16 x) { return static_cast<float>(x); }
+__device__ __forceinline__ gpu_half round_to_half(float x) { return __float2half_rn(x); }
+__device__ __forceinline__ gpu_bfloat16 round_to_bfloat16(float x) { return gpu_bfloat16(x); }
+#else
+using gpu_half = __half;
+using gpu_bfloat16 = __nv_bfloat16;
+__device__ __forceinline__ float widen_to_float(gpu_half x) { return __half2float(x); }
+__device__ __forceinline__ float widen_to_float(gpu_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ gpu_half round_to_half(float x) { return __float2half_rn(x); }
+__device__ __forceinline__ gpu_bfloat16 round_to_bfloat16(float x) { return __float2bfloat16_rn(x); }
+#endif
+static_assert(sizeof(gpu_half) == 2 && sizeof(gpu_bfloat16) == 2, "16-bit float elements");
 
 #if GPUCORE_GPU_IS_SIMT
 // The simt execution's warp width, fixed when the plugin is built (64 like CDNA, 32 like RDNA and

@@ -48,8 +48,10 @@ void launch_vector_add(gpucore_dtype dtype, const void* a, const void* b, void* 
             return reinterpret_cast<std::uintptr_t>(p) % TuningPolicy::kPackBytes;
         };
         // Packs need the three arrays equally placed relative to 16-byte boundaries (always so
-        // for whole allocations); otherwise every element is a scalar access.
-        const bool packed = offset(a) == offset(b) && offset(a) == offset(c);
+        // for whole allocations; views at element offsets may differ) and on element boundaries
+        // (the kernel counts its scalar head in elements); otherwise every access is a scalar.
+        const bool packed = offset(a) == offset(b) && offset(a) == offset(c) &&
+                            offset(a) % sizeof(T) == 0;
         const std::size_t per_block =
             static_cast<std::size_t>(Policy::kThreads) * Policy::kPacksPerThread *
             (packed ? Pack<T>::kCount : 1);

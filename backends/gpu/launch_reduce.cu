@@ -37,7 +37,8 @@ void launch_reduce(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, st
     dispatch_reduce(dtype, op, [&](auto type, auto functor) {
         using T = typename decltype(type)::type;
         using Op = decltype(functor);
-        static_assert(sizeof(T) <= 8, "partials use 8-byte scratch slots");
+        using Acc = accumulator_of_t<T>;
+        static_assert(sizeof(Acc) <= 8, "partials use 8-byte scratch slots");
         constexpr auto kernel = reduce_single_pass_kernel<T, Op, Policy::kThreads, Policy::kPacksPerThread>;
         std::size_t grid = small_input_grid(n, Pack<T>::kCount);
         if (grid == 0) { // large: kPacksPerThread packs per thread, at most one full wave
@@ -51,7 +52,7 @@ void launch_reduce(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, st
         grid = std::max<std::size_t>(grid, 1); // n == 0 still writes the identity
         launch_kernel(kernel, static_cast<unsigned int>(grid), Policy::kThreads, 0, ctx.stream,
                 static_cast<const T*>(in), n, static_cast<T*>(out),
-                static_cast<T*>(ctx.scratch.partials), ctx.scratch.tickets);
+                static_cast<Acc*>(ctx.scratch.partials), ctx.scratch.tickets);
         GPUCORE_GPU_CHECK(last_launch_error());
     });
 }

@@ -85,7 +85,7 @@ void launch_transpose(gpucore_dtype dtype, const void* in, void* out, std::size_
                       std::size_t cols, const LaunchContext& ctx) {
     // Only the element's size matters to a transpose: it moves words of that size.
     const std::size_t word = element_size(dtype);
-    if (word != 4 && word != 8) {
+    if (word != 2 && word != 4 && word != 8) {
         throw GpuError(GPUCORE_ERROR_NOT_SUPPORTED,
                        "transpose: no kernel for dtype " + std::to_string(dtype) + " (" +
                            std::to_string(word) + "-byte elements)");
@@ -97,8 +97,11 @@ void launch_transpose(gpucore_dtype dtype, const void* in, void* out, std::size_
             gpuMemcpyAsync(out, in, rows * cols * word, gpuMemcpyDefault, ctx.stream));
         return;
     }
-    if (word == 8) transpose_words<std::uint64_t>(in, out, rows, cols, ctx);
-    else transpose_words<std::uint32_t>(in, out, rows, cols, ctx);
+    switch (word) {
+    case 2: transpose_words<std::uint16_t>(in, out, rows, cols, ctx); return;
+    case 4: transpose_words<std::uint32_t>(in, out, rows, cols, ctx); return;
+    default: transpose_words<std::uint64_t>(in, out, rows, cols, ctx); return;
+    }
 }
 
 } // namespace gpucore::gpu

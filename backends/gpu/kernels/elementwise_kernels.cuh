@@ -7,14 +7,16 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "element_math.cuh"
 #include "packed_access.cuh"
 
 namespace gpucore::gpu {
 
-// a + b with wrap-around for integers (signed overflow is undefined in C++; unsigned is not).
+// a + b with wrap-around for integers (signed overflow is undefined in C++; unsigned is not); the
+// 16-bit floats add in float and round once (element_math.cuh), which is the correctly rounded sum.
 template <class T>
 __device__ __forceinline__ T wrapping_add(T a, T b) {
-    return a + b;
+    return narrow<T>(widen(a) + widen(b));
 }
 template <>
 __device__ __forceinline__ std::int32_t wrapping_add(std::int32_t a, std::int32_t b) {

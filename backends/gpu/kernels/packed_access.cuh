@@ -28,7 +28,7 @@ __device__ __forceinline__ Pack<T> load_pack_readonly(const T* aligned_base, std
     static_assert(sizeof(Pack<T>) == sizeof(uint4), "a pack is 16 bytes");
     const uint4 raw = load_readonly_16(reinterpret_cast<const Pack<T>*>(aligned_base) + pack_index);
     Pack<T> pack;
-    memcpy(&pack, &raw, sizeof pack);
+    memcpy(static_cast<void*>(&pack), &raw, sizeof pack); // void*: T may have member initializers
     return pack;
 }
 

@@ -7,6 +7,8 @@
 //   block-row  long rows: one block per row, or `split` blocks per row that combine their
 //              partials with a per-row ticket (the last block of the row writes it) so that few
 //              long rows still fill the GPU in one launch.
+// Every kernel combines in the element's accumulator type (float for the 16-bit floats:
+// element_math.cuh) and rounds each row's result to T once.
 #pragma once
 
 #include <cstddef>
@@ -33,19 +35,20 @@ __global__ void __launch_bounds__(kThreads)
     const std::size_t warp_first_group =
         (thread - static_cast<std::size_t>(threadIdx.x % kWarpSize)) / Width;
 
+    using Acc = accumulator_of_t<T>;
     for (std::size_t base = 0; warp_first_group + base < rows; base += groups * kRowsInFlight) {
-        T values[kRowsInFlight];
+        Acc values[kRowsInFlight];
 #pragma unroll
         for (int u = 0; u < kRowsInFlight; ++u) {
             const std::size_t row = base + group + u * groups;
-            values[u] = (row < rows && lane < cols) ? in[row * cols + lane]
-                                                    : Op::template identity<T>();
+            values[u] = (row < rows && lane < cols) ? widen(in[row * cols + lane])
+                                                    : Op::template identity<Acc>();
         }
 #pragma unroll
         for (int u = 0; u < kRowsInFlight; ++u) {
-            const T total = warp_reduce<Width>(values[u], op);
+            const Acc total = warp_reduce<Width>(values[u], op);
             const std::size_t row = base + group + u * groups;
-            if (lane == 0 && row < rows) out[row] = total;
+            if (lane == 0 && row < rows) out[row] = narrow<T>(total);
         }
     }
 }
@@ -61,10 +64,10 @@ __global__ void __launch_bounds__(kThreads)
     for (std::size_t row = static_cast<std::size_t>(blockIdx.x) * kWarpsPerBlock +
                            threadIdx.x / kWarpSize;
          row < rows; row += warps) {
-        T value = reduce_range_partial<kPacksInFlight>(in + row * cols, cols, lane,
-                                                        static_cast<std::size_t>(kWarpSize), op);
+        accumulator_of_t<T> value = reduce_range_partial<kPacksInFlight>(
+            in + row * cols, cols, lane, static_cast<std::size_t>(kWarpSize), op);
         value = warp_reduce<kWarpSize>(value, op);
-        if (lane == 0) out[row] = value;
+        if (lane == 0) out[row] = narrow<T>(value);
     }
 }
 
@@ -78,26 +81,27 @@ __global__ void __launch_bounds__(kThreads)
 template <class T, class Op, int kThreads, int kPacksInFlight, int kMinBlocksPerSm>
 __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     reduce_rows_block_kernel(const T* in, std::size_t rows, std::size_t cols, std::size_t split,
-                             T* out, T* partials, unsigned int* tickets) {
-    __shared__ BlockReduceStorage<T, kThreads> storage;
+                             T* out, accumulator_of_t<T>* partials, unsigned int* tickets) {
+    using Acc = accumulator_of_t<T>;
+    __shared__ BlockReduceStorage<Acc, kThreads> storage;
     __shared__ bool is_last;
     const Op op;
     const std::size_t items = rows * split;
     for (std::size_t item = blockIdx.x; item < items; item += gridDim.x) {
         const std::size_t row = item / split;
         const std::size_t part = item % split;
-        T value = reduce_range_partial<kPacksInFlight>(
+        Acc value = reduce_range_partial<kPacksInFlight>(
             in + row * cols, cols, part * kThreads + threadIdx.x, split * kThreads, op);
         value = block_reduce<kThreads>(value, op, storage);
         if (split == 1) {
-            if (threadIdx.x == 0) out[row] = value;
+            if (threadIdx.x == 0) out[row] = narrow<T>(value);
         } else if (publish_partial(value, partials + item, tickets + row,
                                    static_cast<unsigned int>(split), &is_last)) {
             value = combine_partials<kThreads>(partials + row * split, split, op);
             __syncthreads();
             value = block_reduce<kThreads>(value, op, storage);
             if (threadIdx.x == 0) {
-                out[row] = value;
+                out[row] = narrow<T>(value);
                 tickets[row] = 0;
             }
         }
