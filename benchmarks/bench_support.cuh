@@ -5,6 +5,8 @@
 // device-side comparisons (no multi-GiB copies to the host).
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -129,19 +131,43 @@ __host__ __device__ inline std::uint32_t hash32(std::uint64_t x) {
 }
 
 // Floats uniform in [0, 1) (24-bit grid: exact in f32), integers uniform over all 32-bit values.
+// The CUDA type of an element type: __half and __nv_bfloat16 for gpucore's 16-bit float host
+// types (same bits), the type itself otherwise. Peers (thrust, CUB) and the helper kernels use it.
+template <class T>
+struct CudaElement {
+    using type = T;
+};
+template <>
+struct CudaElement<gpucore::half> {
+    using type = __half;
+};
+template <>
+struct CudaElement<gpucore::bfloat16> {
+    using type = __nv_bfloat16;
+};
+template <class T>
+using cuda_t = typename CudaElement<T>::type;
+template <class T>
+cuda_t<T>* as_cuda(T* p) {
+    return reinterpret_cast<cuda_t<T>*>(p);
+}
+
+// Floats in [0, 1); 16-bit floats in [-1, 1) (a sum of 2^28 of them stays within f16's range);
+// integers over their whole range.
 template <class T>
 __global__ void random_fill_kernel(T* out, std::size_t n, std::uint64_t seed) {
     for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
          i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
         const std::uint32_t h = hash32(seed * 0x9E3779B97F4A7C15ull + i);
         if constexpr (std::is_floating_point_v<T>) out[i] = static_cast<T>(h >> 8) / T(16777216);
+        else if constexpr (sizeof(T) == 2) out[i] = T(static_cast<float>(h >> 8) / 8388608.0f - 1.0f);
         else out[i] = static_cast<T>(h);
     }
 }
 
 template <class T>
 void random_fill(T* out, std::size_t n, std::uint64_t seed) {
-    random_fill_kernel<<<1024, 256>>>(out, n, seed);
+    random_fill_kernel<<<1024, 256>>>(as_cuda(out), n, seed);
     BENCH_CUDA(cudaGetLastError());
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA benchmark of issue 3: gpucore (through the public API and the loaded cuda plugin) timed
 // beside its peers in the same run on the same device: cudaMemcpy D2D, thrust::transform,
-// cub::DeviceReduce::Sum, cub::DeviceSegmentedReduce::Sum. Medians of event-timed repeats after
+// cub::DeviceReduce::Sum (f16/bf16: cub::DeviceReduce::TransformReduce with a float accumulator),
+// cub::DeviceSegmentedReduce::Sum. Medians of event-timed repeats after
 // warm-up, each repeat after an L2 flush by reading 2x L2 (inputs never cache-resident, no dirty
 // lines left to write back during the timed work); every gpucore result is
 // verified (exactly, or against the peer within float rounding). Prints the tables, writes JSON.
@@ -22,6 +23,7 @@
 #include <cmath>
 #include <cstring>
 #include <ctime>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -39,6 +41,8 @@ const char* dtype_name() {
     if constexpr (std::is_same_v<T, float>) return "f32";
     else if constexpr (std::is_same_v<T, double>) return "f64";
     else if constexpr (std::is_same_v<T, std::int32_t>) return "i32";
+    else if constexpr (std::is_same_v<T, gpucore::half>) return "f16";
+    else if constexpr (std::is_same_v<T, gpucore::bfloat16>) return "bf16";
     else return "u32";
 }
 
@@ -56,6 +60,26 @@ double peer_tolerance() {
     else if constexpr (std::is_same_v<T, double>) return 1e-10;
     else return 0;
 }
+
+// The 16-bit float peers' arithmetic, as gpucore's: widen to float, round once.
+__device__ __forceinline__ float widen(__half x) { return __half2float(x); }
+__device__ __forceinline__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <class D>
+__device__ __forceinline__ D round_to(float x) {
+    if constexpr (std::is_same_v<D, __half>) return __float2half_rn(x);
+    else return __float2bfloat16_rn(x);
+}
+template <class D>
+struct AddInFloat {
+    __device__ D operator()(D a, D b) const { return round_to<D>(widen(a) + widen(b)); }
+};
+struct WidenToFloat {
+    template <class D>
+    __device__ float operator()(D x) const { return widen(x); }
+};
+struct FloatSum {
+    __device__ float operator()(float a, float b) const { return a + b; }
+};
 
 struct RowStart { // offset of row r: r * cols (int: every shape here has < 2^31 elements)
     int cols;
@@ -239,6 +263,66 @@ public:
         return r;
     }
 
+    // f16 / bf16 vector_add against thrust::transform on the same type, adding in float.
+    template <class T>
+    CaseResult vector_add_16(std::size_t n) {
+        using D = cuda_t<T>;
+        gpucore::Buffer<T> a(device_, n), b(device_, n), c(device_, n), want(device_, n);
+        random_fill(a.data(), n, 1);
+        random_fill(b.data(), n, 2);
+        CaseResult r = named<T>("vector_add", pow2_name(n), 3.0 * n * sizeof(T));
+        r.peer = "thrust::transform";
+        r.peer_bytes = r.bytes;
+        time_pair(r, [&] { gpucore::vector_add(stream_, a, b, c); }, [&] {
+            thrust::transform(thrust::cuda::par_nosync.on(peer_), as_cuda(a.data()),
+                              as_cuda(a.data()) + n, as_cuda(b.data()), as_cuda(want.data()),
+                              AddInFloat<D>{});
+        });
+        BENCH_CUDA(cudaDeviceSynchronize());
+        r.verified = count_mismatches(reinterpret_cast<const std::uint16_t*>(c.data()),
+                                      reinterpret_cast<const std::uint16_t*>(want.data()), n, 0.0) == 0;
+        r.check = "every element's bits equal to thrust's";
+        return r;
+    }
+
+    // f16 / bf16 sum against CUB's TransformReduce widening to float (gpucore rounds its float
+    // sum to T once; inputs in [-1, 1)).
+    template <class T>
+    CaseResult reduce_16(std::size_t n) {
+        gpucore::Buffer<T> in(device_, n), out(device_, 1);
+        random_fill(in.data(), n, 3);
+        float* cub_out = nullptr;
+        BENCH_CUDA(cudaMalloc(&cub_out, sizeof(float)));
+        const auto* d_in = as_cuda(in.data());
+        const auto cub_sum = [&](void* temp, std::size_t& temp_bytes) {
+            return cub::DeviceReduce::TransformReduce(temp, temp_bytes, d_in, cub_out,
+                                                      static_cast<std::int64_t>(n), FloatSum{},
+                                                      WidenToFloat{}, 0.0f, peer_);
+        };
+        std::size_t temp_bytes = 0;
+        BENCH_CUDA(cub_sum(nullptr, temp_bytes));
+        void* temp = nullptr;
+        BENCH_CUDA(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
+        CaseResult r = named<T>("reduce_sum", pow2_name(n), 1.0 * n * sizeof(T));
+        r.peer = "cub::DeviceReduce::TransformReduce (float)";
+        r.peer_bytes = r.bytes;
+        time_pair(r, [&] { gpucore::reduce(stream_, in, out, gpucore::ReduceOp::sum); },
+                  [&] { BENCH_CUDA(cub_sum(temp, temp_bytes)); });
+        BENCH_CUDA(cudaDeviceSynchronize());
+        T got{};
+        float want = 0;
+        BENCH_CUDA(cudaMemcpy(&got, out.data(), sizeof(T), cudaMemcpyDeviceToHost));
+        BENCH_CUDA(cudaMemcpy(&want, cub_out, sizeof(float), cudaMemcpyDeviceToHost));
+        // One rounding to T, plus float sums in two orders over n values of magnitude < 1.
+        const double tol = static_cast<double>(std::numeric_limits<T>::epsilon()) * std::fabs(want) +
+                           1e-7 * static_cast<double>(n);
+        r.verified = std::fabs(static_cast<double>(static_cast<float>(got)) - want) <= tol;
+        r.check = "within one rounding to the type (+ 1e-7 n) of CUB's float sum";
+        cudaFree(temp);
+        cudaFree(cub_out);
+        return r;
+    }
+
     template <class T>
     CaseResult transpose(std::size_t rows, std::size_t cols) {
         const std::size_t n = rows * cols;
@@ -253,7 +337,13 @@ public:
                                        cudaMemcpyDeviceToDevice, peer_));
         });
         BENCH_CUDA(cudaDeviceSynchronize());
-        r.verified = count_transpose_mismatches(in.data(), out.data(), rows, cols) == 0;
+        if constexpr (sizeof(T) == 2) { // the bits, compared as 16-bit words
+            r.verified = count_transpose_mismatches(reinterpret_cast<const std::uint16_t*>(in.data()),
+                                                    reinterpret_cast<const std::uint16_t*>(out.data()),
+                                                    rows, cols) == 0;
+        } else {
+            r.verified = count_transpose_mismatches(in.data(), out.data(), rows, cols) == 0;
+        }
         r.check = "every element at its transposed place";
         return r;
     }
@@ -358,6 +448,31 @@ Ratios table_cases(Bench& bench, bool f32) {
     return ratios;
 }
 
+// The 16-bit float rows: vector_add and reduce 2^28 against their peers on the same type, and the
+// square transposes' fraction of a D2D copy relative to f32's (`f32` from table_cases<float>).
+template <class T>
+void float16_cases(Bench& bench, const Ratios& f32) {
+    Report& rep = bench.report();
+    auto speedup = [](const CaseResult& c) { return c.peer_ms / c.gpucore_ms; };
+    const std::string t = dtype_name<T>();
+    const std::size_t k28 = std::size_t{1} << 28;
+    const CaseResult add = bench.vector_add_16<T>(k28);
+    rep.cases.push_back(add);
+    rep.targets.push_back({t + ": vector_add 2^28", "thrust::transform time / gpucore time", speedup(add), 1.00});
+    const CaseResult sum = bench.reduce_16<T>(k28);
+    rep.cases.push_back(sum);
+    rep.targets.push_back({t + ": reduce sum 2^28", "CUB TransformReduce time / gpucore time", speedup(sum), 1.00});
+    for (std::size_t side : {std::size_t{16384}, std::size_t{4096}}) {
+        const CaseResult c = bench.transpose<T>(side, side);
+        rep.cases.push_back(c);
+        const std::string row = "transpose " + std::to_string(side) + "^2";
+        const double base = f32.at(row);
+        rep.targets.push_back({t + ": " + row,
+                               "fraction of D2D / f32's (" + std::to_string(base).substr(0, 5) + ")",
+                               c.gpucore_gbps() / c.peer_gbps() / base, 0.98});
+    }
+}
+
 void sweep(Bench& bench) {
     Report& rep = bench.report();
     const int saved = bench.settings().reps;
@@ -427,6 +542,8 @@ int main(int argc, char** argv) {
         b.warm_up(1.0);
         bench::Report& rep = b.report();
         const bench::Ratios f32 = bench::table_cases<float>(b, true);
+        bench::float16_cases<gpucore::half>(b, f32);
+        bench::float16_cases<gpucore::bfloat16>(b, f32);
         const auto launch = b.host_launch();
         rep.launch = launch;
         rep.targets.push_back({"host time of vector_add on 32 elements",

@@ -14,7 +14,7 @@ protected:
         SCOPED_TRACE("n " + std::to_string(n) + ", offsets " + std::to_string(off_a) + "/" +
                      std::to_string(off_b) + "/" + std::to_string(off_c));
         const std::vector<T> a = random_values<T>(n), b = random_values<T>(n);
-        DeviceArray<T> da(n, 4), db(n, 4), dc(n, 4);
+        DeviceArray<T> da(n, 8), db(n, 8), dc(n, 8);
         ASSERT_TRUE(da.ok() && db.ok() && dc.ok());
         da.upload(a, off_a);
         db.upload(b, off_b);
@@ -37,7 +37,8 @@ protected:
     }
 };
 
-using Types = testing::Types<float, double, std::int32_t, std::uint32_t>;
+using Types = testing::Types<float, double, std::int32_t, std::uint32_t, gpucore::half,
+                               gpucore::bfloat16>;
 TYPED_TEST_SUITE(VectorAdd, Types);
 
 TYPED_TEST(VectorAdd, AwkwardLengthsAndAlignments) {
@@ -48,6 +49,8 @@ TYPED_TEST(VectorAdd, AwkwardLengthsAndAlignments) {
         this->check(n, 1, 1, 1); // packed, with a scalar head
         this->check(n, 3, 3, 3);
         this->check(n, 0, 1, 2); // scalar path
+        this->check(n, 7, 7, 7); // 2-byte elements: 14 bytes off, a 1-element head
+        this->check(n, 2, 2, 6); // equal offsets modulo 8 bytes, not modulo 16: scalar path
     }
 }
 

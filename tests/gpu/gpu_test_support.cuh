@@ -124,7 +124,7 @@ inline std::mt19937_64& rng() {
 template <class T>
 std::vector<T> random_values(std::size_t n, gpucore_reduce_op op = GPUCORE_REDUCE_SUM) {
     std::vector<T> v(n);
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (gpucore::is_float_element_v<T>) {
         if (op == GPUCORE_REDUCE_PROD) {
             std::bernoulli_distribution negative(0.5);
             for (auto& x : v) x = negative(rng()) ? T(-1) : T(1);
@@ -166,12 +166,12 @@ double reference_reduce(const T* x, std::size_t n, gpucore_reduce_op op) {
     case GPUCORE_REDUCE_SUM: acc = 0; break;
     case GPUCORE_REDUCE_PROD: acc = 1; break;
     case GPUCORE_REDUCE_MIN:
-        acc = std::is_floating_point_v<T> ? std::numeric_limits<double>::infinity()
-                                          : static_cast<double>(std::numeric_limits<T>::max());
+        acc = gpucore::is_float_element_v<T> ? std::numeric_limits<double>::infinity()
+                                             : static_cast<double>(std::numeric_limits<T>::max());
         break;
     case GPUCORE_REDUCE_MAX:
-        acc = std::is_floating_point_v<T> ? -std::numeric_limits<double>::infinity()
-                                          : static_cast<double>(std::numeric_limits<T>::lowest());
+        acc = gpucore::is_float_element_v<T> ? -std::numeric_limits<double>::infinity()
+                                             : static_cast<double>(std::numeric_limits<T>::lowest());
         break;
     }
     for (std::size_t i = 0; i < n; ++i) {
@@ -187,21 +187,24 @@ double reference_reduce(const T* x, std::size_t n, gpucore_reduce_op op) {
     return acc;
 }
 
-// |got - want| allowed: exact for integers and min/max; for float sums and products a bound of
-// (32 + log2 n) eps times the sum of magnitudes (short per-thread chains, then a tree); products
-// as below.
+// |got - want| allowed: exact for integers and min/max; for float sums a bound of (32 + log2 n)
+// eps of the accumulator (float for half and bfloat16) times the sum of magnitudes (short
+// per-thread chains, then a tree), plus one rounding of the result to T (and T's smallest normal,
+// for a result that lands among T's subnormals); products as below.
 template <class T>
 double allowed_error(const T* x, std::size_t n, gpucore_reduce_op op, double want) {
-    if constexpr (!std::is_floating_point_v<T>) {
+    if constexpr (!gpucore::is_float_element_v<T>) {
         return 0;
     } else {
         if (op == GPUCORE_REDUCE_MIN || op == GPUCORE_REDUCE_MAX) return 0;
-        const double eps = std::numeric_limits<T>::epsilon();
+        const double eps = static_cast<double>(std::numeric_limits<gpucore::accumulator_t<T>>::epsilon());
+        const double result_eps = static_cast<double>(std::numeric_limits<T>::epsilon());
         const double depth = 32 + std::log2(static_cast<double>(std::max<std::size_t>(n, 2)));
         if (op == GPUCORE_REDUCE_PROD) return 0; // exact inputs (see random_values)
         double magnitude = 0;
         for (std::size_t i = 0; i < n; ++i) magnitude += std::fabs(static_cast<double>(x[i]));
-        return depth * eps * magnitude + eps * std::fabs(want);
+        const double smallest_normal = sizeof(T) == 2 ? static_cast<double>(std::numeric_limits<T>::min()) : 0.0;
+        return depth * eps * magnitude + result_eps * std::fabs(want) + smallest_normal;
     }
 }
 

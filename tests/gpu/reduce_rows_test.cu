@@ -50,7 +50,8 @@ protected:
     }
 };
 
-using Types = testing::Types<float, double, std::int32_t, std::uint32_t>;
+using Types = testing::Types<float, double, std::int32_t, std::uint32_t, gpucore::half,
+                               gpucore::bfloat16>;
 TYPED_TEST_SUITE(ReduceRows, Types);
 
 struct Shape {

@@ -31,7 +31,8 @@ protected:
     }
 };
 
-using Types = testing::Types<float, double, std::int32_t, std::uint32_t>;
+using Types = testing::Types<float, double, std::int32_t, std::uint32_t, gpucore::half,
+                               gpucore::bfloat16>;
 TYPED_TEST_SUITE(Reduce, Types);
 
 TYPED_TEST(Reduce, AwkwardLengthsAndOffsets) {
@@ -61,7 +62,7 @@ TYPED_TEST(Reduce, BackToBackLaunchesReuseTheTicket) {
 }
 
 TYPED_TEST(Reduce, NanPropagatesThroughMinMaxAndSum) {
-    if constexpr (std::is_floating_point_v<TypeParam>) {
+    if constexpr (gpucore::is_float_element_v<TypeParam>) {
         for (std::size_t n : {std::size_t{1}, std::size_t{100}, std::size_t{2000003}}) {
             for (std::size_t where : {std::size_t{0}, n / 2, n - 1}) {
                 auto input = random_values<TypeParam>(n);

@@ -31,7 +31,8 @@ protected:
     }
 };
 
-using Types = testing::Types<float, double, std::int32_t, std::uint32_t>;
+using Types = testing::Types<float, double, std::int32_t, std::uint32_t, gpucore::half,
+                               gpucore::bfloat16>;
 TYPED_TEST_SUITE(Transpose, Types);
 
 TYPED_TEST(Transpose, AnyShape) {
@@ -43,12 +44,30 @@ TYPED_TEST(Transpose, AnyShape) {
 
 // Rows and columns multiples of 16 bytes: on sm_90+ the bulk-copy kernel, whose boxes (128-byte
 // rows x 128 input rows) are clipped at every edge here: partial boxes in one or both
-// dimensions, a single partial box, more tiles than resident blocks.
+// dimensions, a single partial box, more tiles than resident blocks. 2-byte elements take every
+// extent twice (16 bytes are 8 of them).
 TYPED_TEST(Transpose, RowsOfWholeSixteenByteChunks) {
     const std::pair<std::size_t, std::size_t> shapes[] = {
         {4, 4},     {4, 8},     {8, 4},      {128, 32},   {132, 36},  {256, 64},
         {260, 1028}, {1028, 260}, {36, 4100}, {4100, 36}, {4, 65536}, {65536, 4}, {3000, 2052}};
-    for (const auto& [rows, cols] : shapes) this->check(rows, cols);
+    const std::size_t scale = sizeof(TypeParam) == 2 ? 2 : 1;
+    for (const auto& [rows, cols] : shapes) this->check(rows * scale, cols * scale);
+}
+
+// A view that starts 2 bytes past a 16-byte boundary: never the 16-byte kernels.
+TYPED_TEST(Transpose, UnalignedStartOfWholeChunkShapes) {
+    const std::size_t rows = 64, cols = 128;
+    const std::vector<TypeParam> input = random_values<TypeParam>(rows * cols);
+    DeviceArray<TypeParam> in(rows * cols, 1), out(rows * cols, 1);
+    ASSERT_TRUE(in.ok() && out.ok());
+    in.upload(input, 1);
+    out.poison();
+    gpucore::gpu::launch_transpose(dtype_of<TypeParam>(), in.data(1), out.data(1), rows, cols, this->ctx_);
+    this->sync();
+    const std::vector<TypeParam> got = out.download(rows * cols, 1);
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c)
+            ASSERT_EQ(0, std::memcmp(&got[c * rows + r], &input[r * cols + c], sizeof(TypeParam)));
 }
 
 } // namespace
