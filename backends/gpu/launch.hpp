@@ -27,7 +27,8 @@ struct LaunchContext {
     StreamScratch scratch;
 };
 
-// c[i] = a[i] + b[i]; integers wrap. Pointers aligned to their element size.
+// c[i] = a[i] + b[i]; integers wrap; f16/bf16 add in float, rounded once. Pointers aligned to
+// their element size (16-byte vectors only where all three are equally placed).
 void launch_vector_add(gpucore_dtype dtype, const void* a, const void* b, void* c, std::size_t n,
                        const LaunchContext& ctx);
 

@@ -3,8 +3,9 @@
 // kTile x kTile tile at a time through shared memory: rows of the tile are read coalesced from
 // `in` and written coalesced to `out`. The +1 column of padding puts the column walk of the second
 // phase on distinct banks (4-byte elements: 33-word stride; 8-byte: 66 words, conflict-free per
-// half-warp). Blocks stride over tiles, so any number of tiles fits one launch. Elements are
-// moved as raw bits (Word is a 4- or 8-byte unsigned type).
+// half-warp; 2-byte: 32.5 words, two lanes per bank in distinct words, at most 2-way). Blocks
+// stride over tiles, so any number of tiles fits one launch. Elements are moved as raw bits (Word
+// is a 2-, 4- or 8-byte unsigned type).
 #pragma once
 
 #include <cstddef>
