@@ -2,6 +2,9 @@
 #include "bench_plan.hpp"
 
 #include <initializer_list>
+#include <type_traits>
+
+#include "gpucore/float16.hpp"
 
 namespace gpucore::cli {
 namespace {
@@ -35,8 +38,14 @@ struct Plan {
     }
 };
 
-// The 16-bit floats, which accumulate in f32: their reductions should read as fast as f32's.
-bool is_float16(DType t) { return t == DType::f16 || t == DType::bf16; }
+// The dtypes that accumulate in a wider type (f16, bf16: in f32); their reductions should read as
+// fast as f32's.
+bool accumulates_in_wider_type(DType t) {
+    return gpucore::visit(t, [](auto tag) {
+        using T = typename decltype(tag)::type;
+        return !std::is_same_v<gpucore::accumulator_t<T>, T>;
+    });
+}
 
 // Every dtype but f32 (which the plans sweep in detail).
 std::vector<DType> other_dtypes() {
@@ -73,7 +82,7 @@ void cpu_plan(Plan& p) {
     p.reduce(DType::f32, ReduceOp::sum, pow2(26), target + ">= 1.5x numpy sum (tools/cpu_peers.py)");
     for (DType t : other_dtypes())
         p.reduce(t, ReduceOp::sum, pow2(22),
-                 is_float16(t) ? target + "GB/s >= 1.0x reduce sum f32 2^22's" : std::string());
+                 accumulates_in_wider_type(t) ? target + "GB/s >= 1.0x reduce sum f32 2^22's" : std::string());
     for (ReduceOp op : {ReduceOp::min, ReduceOp::max, ReduceOp::prod})
         p.reduce(DType::f32, op, pow2(22));
 
@@ -87,7 +96,7 @@ void cpu_plan(Plan& p) {
     p.reduce_rows(DType::f32, 8, pow2(20));
     for (DType t : other_dtypes())
         p.reduce_rows(t, 2048, 2048,
-                      is_float16(t) ? target + "GB/s >= 1.0x reduce_rows sum f32 2048x2048's" : std::string());
+                      accumulates_in_wider_type(t) ? target + "GB/s >= 1.0x reduce_rows sum f32 2048x2048's" : std::string());
 }
 
 void gpu_plan(Plan& p) {
