@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -18,6 +19,7 @@ struct BenchOptions {
     bool quick = false;
     std::size_t repeat = 0; // 0: 10, or 5 with --quick
     std::uint64_t seed = 1;
+    std::vector<std::string> dtypes; // empty: every dtype
 };
 
 extern const char* const bench_usage;
@@ -25,8 +27,10 @@ extern const char* const bench_usage;
 CLI::App* add_bench_command(CLI::App& app, BenchOptions& options);
 
 // Runs the sweep, prints the table (and writes the JSON file); returns exit_verification_failed
-// when any case's result disagreed with the reference. Throws gpucore::Error, or UsageError when
-// the JSON file cannot be written.
+// when any case's result disagreed with the reference. A case whose dtype the backend answers
+// not_supported is skipped and said (stderr, a line below the table, the JSON's "skipped"); when
+// every case was skipped, nothing was measured: exit_gpucore_error, and no JSON file is written.
+// Throws gpucore::Error, or UsageError when the JSON file cannot be written.
 int bench_command(const BenchOptions& options);
 
 } // namespace gpucore::cli

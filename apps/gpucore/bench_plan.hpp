@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The sweep `gpucore bench` runs: sizes for every op, each dtype, and the issue's target cases.
+// The sweep `gpucore bench` runs: sizes for every op, each dtype, and the cases with speed targets.
 #pragma once
 
 #include <string>
@@ -11,8 +11,8 @@ namespace gpucore::cli {
 
 struct BenchCase {
     CaseSpec spec;
-    // Non-empty for a case an issue sets a target on, e.g. "CPU target: >= 1.0x a plain
-    // OpenMP loop"; printed beside the figures so a reader finds them.
+    // Non-empty for a case with a speed target, e.g. "CPU target: >= 1.0x a plain OpenMP loop";
+    // printed below the table so a reader finds them.
     std::string target;
 };
 

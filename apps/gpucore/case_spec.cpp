@@ -28,6 +28,12 @@ std::optional<DType> parse_dtype(const std::string& name) {
     return std::nullopt;
 }
 
+std::vector<std::string> dtype_names() {
+    std::vector<std::string> names;
+    for (DType t : gpucore::all_dtypes) names.emplace_back(gpucore::to_string(t));
+    return names;
+}
+
 std::optional<ReduceOp> parse_reduce_op(const std::string& name) {
     for (ReduceOp op : {ReduceOp::sum, ReduceOp::min, ReduceOp::max, ReduceOp::prod})
         if (name == gpucore::to_string(op)) return op;

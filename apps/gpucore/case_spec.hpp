@@ -19,6 +19,7 @@ const char* to_string(OpKind op) noexcept; // "vector_add"
 // The op named `name` ("vector_add", ...), or nullopt.
 std::optional<OpKind> parse_op_kind(const std::string& name);
 std::optional<DType> parse_dtype(const std::string& name);        // "f32" ...
+std::vector<std::string> dtype_names();                           // every dtype's, in list order
 std::optional<ReduceOp> parse_reduce_op(const std::string& name); // "sum" ...
 
 // True for the ops that take --rows/--cols (transpose, reduce_rows); the others take --n.

@@ -27,13 +27,6 @@ const char* const run_usage =
 
 namespace {
 
-// Every dtype's name, from the contract's list.
-std::vector<std::string> dtype_names() {
-    std::vector<std::string> names;
-    for (DType t : gpucore::all_dtypes) names.emplace_back(gpucore::to_string(t));
-    return names;
-}
-
 // Moderate defaults: `run all` takes a few seconds on a 2-core CPU, references included.
 constexpr std::size_t default_n = std::size_t{1} << 22;
 constexpr std::size_t default_rows = 2048;

@@ -66,7 +66,7 @@ inline constexpr std::size_t kLeaf = 1024;
 // spread one long row over the team.
 inline constexpr std::size_t kChunk = std::size_t{1} << 16;
 
-// ---- leaf, span, tree --------------------------------------------------------------------------
+// ---- loading -----------------------------------------------------------------------------------
 
 #define GPUCORE_CPU_INLINE inline __attribute__((always_inline))
 
@@ -93,6 +93,81 @@ GPUCORE_CPU_INLINE typename VectorOf<T>::type load_vector(const T* x) {
     return v;
 }
 
+// A loader reads elements of `input` and gives vectors (and scalars) of the accumulator type T.
+// The kernels below are written once over a loader: T itself, or 16-bit floats widened to float
+// in registers as they are read, so a 16-bit input is read once, at its own width.
+//   load(x): VectorOf<T>::width consecutive elements;
+//   load_block(x, v): the kLanes<T> elements of one leaf block as kVectors vectors, in an order of
+//     the loader's choosing (each element in exactly one lane; the order is fixed, so results do not
+//     depend on anything but the input).
+template <class T>
+struct Native {
+    using input = T;
+    static GPUCORE_CPU_INLINE typename VectorOf<T>::type load(const T* x) { return load_vector(x); }
+    static GPUCORE_CPU_INLINE void load_block(const T* x, typename VectorOf<T>::type (&v)[kVectors]) {
+        for (std::size_t k = 0; k < kVectors; ++k) v[k] = load(x + k * VectorOf<T>::width);
+    }
+};
+
+// Loads VectorOf<float>::width 16-bit values as unsigned 32-bit lanes (zero-extended).
+using Float16Lanes = VectorOf<std::uint32_t>::type;
+template <class In>
+GPUCORE_CPU_INLINE Float16Lanes load_float16_lanes(const In* x) {
+    typedef std::uint16_t Bits __attribute__((vector_size(VectorOf<float>::width * 2)));
+    Bits bits;
+    std::memcpy(&bits, x, sizeof(bits));
+    return __builtin_convertvector(bits, Float16Lanes);
+}
+
+GPUCORE_CPU_INLINE VectorOf<float>::type float_vector_of(const Float16Lanes& bits) {
+    VectorOf<float>::type v;
+    std::memcpy(&v, &bits, sizeof(v));
+    return v;
+}
+
+// bfloat16 is the upper half of a float: a shift. A leaf block is read as 32-bit words of two
+// elements each: the even elements are the words shifted up, the odd ones the words with their
+// low half cleared (two operations per 16 elements).
+struct BFloat16ToFloat {
+    using input = bfloat16;
+    static GPUCORE_CPU_INLINE VectorOf<float>::type load(const bfloat16* x) {
+        return float_vector_of(load_float16_lanes(x) << 16);
+    }
+    static GPUCORE_CPU_INLINE void load_block(const bfloat16* x, VectorOf<float>::type (&v)[kVectors]) {
+        static_assert(kVectors % 2 == 0, "pairs of vectors");
+        for (std::size_t k = 0; k < kVectors; k += 2) {
+            Float16Lanes words;
+            std::memcpy(&words, x + k * VectorOf<float>::width, sizeof(words));
+            v[k] = float_vector_of(words << 16);
+            v[k + 1] = float_vector_of(words & 0xFFFF0000u);
+        }
+    }
+};
+
+// half: detail::half_bits_to_float of float16.hpp, lane-wise (exact; the same branch-free steps).
+struct HalfToFloat {
+    using input = half;
+    static GPUCORE_CPU_INLINE VectorOf<float>::type load(const half* x) {
+        const Float16Lanes h = load_float16_lanes(x);
+        const Float16Lanes sign = (h & 0x8000u) << 16;
+        const Float16Lanes magnitude = (h & 0x7FFFu) << 13;
+        const Float16Lanes exponent = magnitude & 0x0F800000u;
+        const Float16Lanes normal = magnitude + (112u << 23);
+        const Float16Lanes special = magnitude + (224u << 23);
+        const float subnormal_bias = detail::float_of(113u << 23);
+        const VectorOf<float>::type subnormal = float_vector_of(magnitude + (113u << 23)) - subnormal_bias;
+        Float16Lanes subnormal_bits;
+        std::memcpy(&subnormal_bits, &subnormal, sizeof(subnormal_bits));
+        const Float16Lanes result = exponent == 0x0F800000u ? special : exponent == 0u ? subnormal_bits : normal;
+        return float_vector_of(result | sign);
+    }
+    static GPUCORE_CPU_INLINE void load_block(const half* x, VectorOf<float>::type (&v)[kVectors]) {
+        for (std::size_t k = 0; k < kVectors; ++k) v[k] = load(x + k * VectorOf<float>::width);
+    }
+};
+
+// ---- leaf, span, tree --------------------------------------------------------------------------
+
 // Combines the lanes of one vector as a tree.
 template <class T, class Op>
 GPUCORE_CPU_INLINE T combine_lanes(const typename VectorOf<T>::type& v) {
@@ -106,15 +181,15 @@ GPUCORE_CPU_INLINE T combine_lanes(const typename VectorOf<T>::type& v) {
 
 // A leaf: `blocks` blocks of kLanes elements folded into kVectors independent vector accumulators,
 // which are then combined as a tree into one vector (its lanes stay separate until the span ends).
-template <class T, class Op>
-GPUCORE_CPU_INLINE typename VectorOf<T>::type reduce_leaf(const T* x, std::size_t blocks) {
+template <class T, class Op, class L>
+GPUCORE_CPU_INLINE typename VectorOf<T>::type reduce_leaf(const typename L::input* x, std::size_t blocks) {
     using Vec = typename VectorOf<T>::type;
-    constexpr std::size_t kWidth = VectorOf<T>::width;
     Vec acc[kVectors];
     for (Vec& a : acc) a = identity_vector<T, Op>();
     for (std::size_t b = 0; b < blocks; ++b) {
-        const T* block = x + b * kLanes<T>;
-        for (std::size_t k = 0; k < kVectors; ++k) acc[k] = Op::combine(acc[k], load_vector(block + k * kWidth));
+        Vec block[kVectors];
+        L::load_block(x + b * kLanes<T>, block);
+        for (std::size_t k = 0; k < kVectors; ++k) acc[k] = Op::combine(acc[k], block[k]);
     }
     for (std::size_t width = kVectors / 2; width > 0; width /= 2) {
         for (std::size_t k = 0; k < width; ++k) acc[k] = Op::combine(acc[k], acc[k + width]);
@@ -135,47 +210,47 @@ GPUCORE_CPU_INLINE V combine_tree(V* values, std::size_t count) {
 
 // Fewer than kLanes elements (short rows, e.g. reduce_rows 2^20 x 16): one vector accumulator
 // when there is at least one vector of input, else scalars.
-template <class T, class Op>
-GPUCORE_CPU_INLINE T reduce_short(const T* x, std::size_t n) {
+template <class T, class Op, class L>
+GPUCORE_CPU_INLINE T reduce_short(const typename L::input* x, std::size_t n) {
     constexpr std::size_t kWidth = VectorOf<T>::width;
     std::size_t i = 0;
     T result = Op::identity();
     if (n >= kWidth) {
-        typename VectorOf<T>::type acc = load_vector(x);
-        for (i = kWidth; i + kWidth <= n; i += kWidth) acc = Op::combine(acc, load_vector(x + i));
+        typename VectorOf<T>::type acc = L::load(x);
+        for (i = kWidth; i + kWidth <= n; i += kWidth) acc = Op::combine(acc, L::load(x + i));
         result = combine_lanes<T, Op>(acc);
     }
-    for (; i < n; ++i) result = Op::combine(result, x[i]);
+    for (; i < n; ++i) result = Op::combine(result, static_cast<T>(x[i]));
     return result;
 }
 
 // Up to kChunk elements: leaves left to right, a tree over their vectors, then over the lanes;
 // the last n % kLanes elements are added at the end.
-template <class T, class Op>
-GPUCORE_CPU_INLINE T reduce_span(const T* x, std::size_t n) {
+template <class T, class Op, class L>
+GPUCORE_CPU_INLINE T reduce_span(const typename L::input* x, std::size_t n) {
     static_assert(kLeaf % kLanes<T> == 0, "leaves hold whole blocks");
-    if (n < kLanes<T>) return reduce_short<T, Op>(x, n);
+    if (n < kLanes<T>) return reduce_short<T, Op, L>(x, n);
     const std::size_t whole = n / kLanes<T> * kLanes<T>;
     typename VectorOf<T>::type leaves[kChunk / kLeaf];
     std::size_t count = 0;
     for (std::size_t first = 0; first < whole; first += kLeaf) {
-        leaves[count++] = reduce_leaf<T, Op>(x + first, std::min(kLeaf, whole - first) / kLanes<T>);
+        leaves[count++] = reduce_leaf<T, Op, L>(x + first, std::min(kLeaf, whole - first) / kLanes<T>);
     }
     T result = combine_lanes<T, Op>(combine_tree<Op>(leaves, count));
-    for (std::size_t i = whole; i < n; ++i) result = Op::combine(result, x[i]);
+    for (std::size_t i = whole; i < n; ++i) result = Op::combine(result, static_cast<T>(x[i]));
     return result;
 }
 
 // The two entry points the pool threads call, compiled for AVX2 and the baseline (see cpu_parallel.hpp).
-template <class T, class Op>
-GPUCORE_CPU_SIMD_CLONES T reduce_chunk(const T* x, std::size_t n) {
-    return reduce_span<T, Op>(x, n);
+template <class T, class Op, class L = Native<T>>
+GPUCORE_CPU_SIMD_CLONES T reduce_chunk(const typename L::input* x, std::size_t n) {
+    return reduce_span<T, Op, L>(x, n);
 }
 
 template <class T, class Op>
 GPUCORE_CPU_SIMD_CLONES void reduce_short_rows(const T* in, std::size_t cols, T* out,
                                                std::size_t first_row, std::size_t end_row) {
-    for (std::size_t r = first_row; r < end_row; ++r) out[r] = reduce_span<T, Op>(in + r * cols, cols);
+    for (std::size_t r = first_row; r < end_row; ++r) out[r] = reduce_span<T, Op, Native<T>>(in + r * cols, cols);
 }
 
 // ---- rows --------------------------------------------------------------------------------------
@@ -217,61 +292,80 @@ void reduce_rows_typed(const T* in, std::size_t rows, std::size_t cols, T* out) 
 }
 
 // ---- 16-bit floats ------------------------------------------------------------------------------
-// half and bfloat16 accumulate in float: each work item widens its piece of a row into a float
-// buffer (a branch-free, vectorized loop) and reduces it with the float kernels above; a row's
-// partials combine in float, and the result is rounded once to T (nearest even).
+// half and bfloat16 accumulate in float, widened in registers as the leaves read them (the loaders
+// above), so the input is read once at its own width: the same blocked pairwise trees as the
+// float kernels (half: the very same order; bfloat16: a block's elements sit in other lanes), a
+// row's chunks and partials combine in float, and the result is rounded once to T (nearest even).
 
 // The element types that accumulate in a wider type (accumulator_t): half and bfloat16.
 template <class T>
 inline constexpr bool is_float16_v = !std::is_same_v<accumulator_t<T>, T>;
 
 template <class T>
-GPUCORE_CPU_SIMD_CLONES void widen(const T* in, float* out, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(in[i]);
-}
+struct WidenToFloat;
+template <>
+struct WidenToFloat<half> {
+    using type = HalfToFloat;
+};
+template <>
+struct WidenToFloat<bfloat16> {
+    using type = BFloat16ToFloat;
+};
+
+// A piece of a row of T, reduced in float; the signature of the chunk kernels.
+template <class T>
+using WidenedChunk = float (*)(const T*, std::size_t);
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) // clang 14 lacks the "f16c" feature test
-// half -> float with the F16C conversion instruction (8 per step), where the processor has it.
-__attribute__((target("avx,f16c"))) void widen_half_f16c(const half* in, float* out, std::size_t n) {
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
-        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(packed));
+// half -> float with the F16C conversion instruction, where the processor has it (with AVX2).
+struct HalfToFloatF16c {
+    using input = half;
+    __attribute__((target("avx2,f16c"))) static VectorOf<float>::type load(const half* x) {
+        const __m256 wide = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x)));
+        VectorOf<float>::type v;
+        std::memcpy(&v, &wide, sizeof(v));
+        return v;
     }
-    for (; i < n; ++i) out[i] = static_cast<float>(in[i]);
+    __attribute__((target("avx2,f16c"))) static void load_block(const half* x, VectorOf<float>::type (&v)[kVectors]) {
+        for (std::size_t k = 0; k < kVectors; ++k) v[k] = load(x + k * VectorOf<float>::width);
+    }
+};
+
+// flatten: the kernels' templates and the target-specific load are all inlined into this one
+// function, which is compiled for AVX2 + F16C.
+template <class Op>
+__attribute__((target("avx2,f16c"), flatten)) float reduce_chunk_half_f16c(const half* x, std::size_t n) {
+    return reduce_span<float, Op, HalfToFloatF16c>(x, n);
 }
 #endif
 
-template <class T>
-void widen_to_float(const T* in, float* out, std::size_t n) {
+template <class T, class Op>
+WidenedChunk<T> widened_chunk_kernel() {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
     if constexpr (std::is_same_v<T, half>) {
-        static const bool has_f16c = __builtin_cpu_supports("f16c");
-        if (has_f16c) return widen_half_f16c(in, out, n);
+        static const bool has_f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+        if (has_f16c) return &reduce_chunk_half_f16c<Op>;
     }
 #endif
-    widen(in, out, n);
+    return &reduce_chunk<float, Op, typename WidenToFloat<T>::type>;
 }
 
 template <class T, class Op>
 void reduce_rows_widened(const T* in, std::size_t rows, std::size_t cols, T* out) {
     if (rows == 0) return;
+    const WidenedChunk<T> reduce_piece = widened_chunk_kernel<T, Op>();
     const std::size_t chunks_per_row = std::max<std::size_t>(1, (cols + kChunk - 1) / kChunk);
     const std::size_t items = rows * chunks_per_row;
-    const std::size_t width = std::max<std::size_t>(1, std::min(cols, kChunk));
     const int threads = threads_for(rows * cols * sizeof(T));
     std::unique_ptr<float[]> partials(new float[items]);
     // Short rows are grabbed in groups of about one chunk of elements.
     const std::size_t group = std::max<std::size_t>(1, kChunk / std::max<std::size_t>(cols, 1));
     parallel_for(items, group, items > 1 ? threads : 1, [&](std::size_t begin, std::size_t end) {
-        // One widening buffer per range handed out: each range is at least a chunk of work.
-        std::unique_ptr<float[]> buffer(new float[width]);
         for (std::size_t item = begin; item < end; ++item) {
             const std::size_t r = item / chunks_per_row;
             const std::size_t first = item % chunks_per_row * kChunk;
             const std::size_t n = std::min(kChunk, cols - std::min(cols, first));
-            widen_to_float(in + r * cols + first, buffer.get(), n);
-            partials[item] = reduce_chunk<float, Op>(buffer.get(), n);
+            partials[item] = reduce_piece(in + r * cols + first, n);
         }
     });
     const std::size_t row_grain = std::max<std::size_t>(1, rows / static_cast<std::size_t>(threads));

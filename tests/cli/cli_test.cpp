@@ -569,6 +569,50 @@ TEST(Bench, QuickWritesVerifiedResultsWithCopyBaselineAndPeer) {
     std::remove(file.c_str());
 }
 
+// A backend that answers not_supported for a dtype (the ABI 1.0 fixture has no f16 or bf16): the
+// cases of that dtype are skipped, each named on stderr with the backend's reason. When nothing
+// else was asked for, nothing was measured: exit 3 and no JSON file (an existing one is kept).
+TEST(Bench, CasesOfADtypeTheBackendDoesNotImplementAreSkippedAndNamed) {
+    const std::string file = testing::TempDir() + "gpucore_cli_test_bench_skip.json";
+    const std::string previous = "{\"previous\": \"results\"}\n";
+    {
+        std::FILE* f = std::fopen(file.c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        std::fputs(previous.c_str(), f);
+        std::fclose(f);
+    }
+    const ChildResult r = gpucore_cli({"bench", "--quick", "--repeat", "1", "--dtype", "f16", "--dtype", "bf16",
+                                       "--json", file},
+                                      {{"GPUCORE_PLUGIN_PATH", GPUCORE_ABI10_PLUGIN_FILE},
+                                       {"GPU_BACKEND", "abi10-template"}});
+    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+    std::size_t skipped = 0;
+    for (const char* op : {"vector_add", "reduce sum", "transpose", "reduce_rows sum"}) {
+        for (const char* dtype : {"f16", "bf16"}) {
+            const std::string name = std::string(op) + " " + dtype + " ";
+            const std::size_t at = r.err.find("gpucore: " + name);
+            EXPECT_NE(at, std::string::npos) << name << " not named on stderr:\n" << r.err;
+            if (at == std::string::npos) continue;
+            const std::string line = r.err.substr(at, r.err.find('\n', at) - at);
+            EXPECT_NE(line.find("skipped"), std::string::npos) << line;
+            EXPECT_NE(line.find("ABI 1.0"), std::string::npos) << "the backend's reason: " << line;
+            EXPECT_NE(line.find(dtype), std::string::npos) << line;
+            ++skipped;
+        }
+    }
+    EXPECT_EQ(skipped, 8u);
+    EXPECT_NE(r.err.find("bench measured nothing"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("FAILED"), std::string::npos) << r.out;
+    EXPECT_EQ(read_file(file), previous) << "a run that measured nothing must not replace the results";
+    std::remove(file.c_str());
+}
+
+TEST(Bench, AnUnknownDtypeIsAUsageError) {
+    const ChildResult r = gpucore_cli({"bench", "--quick", "--dtype", "f8"}, {{"GPU_BACKEND", "cpu"}});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("--dtype"), std::string::npos) << r.err;
+}
+
 // ---- examples -------------------------------------------------------------------------------------
 
 class Example : public testing::TestWithParam<ExamplePath> {};
