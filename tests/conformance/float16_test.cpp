@@ -95,7 +95,10 @@ void check_vector_add(const gpucore::Device& device, std::mt19937& rng) {
 
 template <class T>
 void check_transpose(const gpucore::Device& device, std::mt19937& rng) {
-    for (Shape s : {Shape{1, 7}, Shape{3, 5}, Shape{33, 65}, Shape{64, 64}, Shape{1000, 777}}) {
+    // Odd shapes, and shapes of whole 16-byte rows (8 elements): the GPU's vector and bulk-copy
+    // kernels, with partial tiles at the edges.
+    for (Shape s : {Shape{1, 7}, Shape{3, 5}, Shape{33, 65}, Shape{64, 64}, Shape{136, 264},
+                    Shape{1000, 777}}) {
         const std::size_t n = s.rows * s.cols;
         const auto in = uniform_values<T>(rng, n, -1000.0f, 1000.0f);
         gpucore::Stream stream(device);

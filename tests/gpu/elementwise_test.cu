@@ -49,8 +49,8 @@ TYPED_TEST(VectorAdd, AwkwardLengthsAndAlignments) {
         this->check(n, 1, 1, 1); // packed, with a scalar head
         this->check(n, 3, 3, 3);
         this->check(n, 0, 1, 2); // scalar path
-        this->check(n, 7, 7, 7); // 2-byte elements: 14 bytes off, a 1-element head
-        this->check(n, 2, 2, 6); // equal offsets modulo 8 bytes, not modulo 16: scalar path
+        this->check(n, 7, 7, 7); // a 1-element head for every element size
+        this->check(n, 2, 2, 6); // 2-byte elements: 4 and 12 bytes off, the scalar path
     }
 }
 
