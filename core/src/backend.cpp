@@ -184,22 +184,16 @@ StreamRecord* Backend::register_stream(int device, gpucore_stream stream) {
     return record.get();
 }
 
-void Backend::unregister_stream(int device, gpucore_stream stream) noexcept {
+gpucore_event Backend::unregister_stream(int device, gpucore_stream stream) noexcept {
     auto& s = *device_states_[static_cast<std::size_t>(device)];
     std::shared_ptr<StreamRecord> record;
     {
         std::lock_guard<std::mutex> lock(s.mutex);
         auto it = s.live_streams.find(stream);
-        if (it == s.live_streams.end()) return;
+        if (it == s.live_streams.end()) return nullptr;
         record = std::move(it->second);
         s.live_streams.erase(it);
     }
-    // No blocking call can reach the event now (they find streams under the registry lock); a wait
-    // one enqueued on it already holds what it needs (the contract's events may be destroyed with
-    // waits pending, as CUDA's and HIP's may).
-    gpucore_message message;
-    message.text[0] = '\0';
-    invoke("Stream::~Stream", message, table_->event_destroy, record->order_event);
     std::lock_guard<std::mutex> lock(record->mutex);
     if (record->has_pending) {
         // Destructors never throw: a failure nobody synchronized for is logged, as stream_destroy's is.
@@ -210,6 +204,14 @@ void Backend::unregister_stream(int device, gpucore_stream stream) noexcept {
         } catch (...) {
         }
     }
+    return record->order_event;
+}
+
+void Backend::destroy_order_event(gpucore_event event) const noexcept {
+    if (event == nullptr) return;
+    gpucore_message ignored;
+    ignored.text[0] = '\0';
+    invoke("Stream::~Stream", ignored, table_->event_destroy, event);
 }
 
 void Backend::synchronize_locked(StreamRecord& record, int device, gpucore_stream stream,

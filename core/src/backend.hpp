@@ -145,8 +145,11 @@ public:
     // Registers `stream` (creating the event blocking calls record on it) and returns its record,
     // which lives until unregister_stream.
     StreamRecord* register_stream(int device, gpucore_stream stream);
-    // Forgets `stream`; logs a failure that was set aside for it and never reported.
-    void unregister_stream(int device, gpucore_stream stream) noexcept;
+    // Forgets `stream` (no blocking call reaches it afterwards); logs a failure that was set aside
+    // for it and never reported. Returns its order event, for destroy_order_event once the stream
+    // is destroyed (its work, the event's records included, has finished then).
+    gpucore_event unregister_stream(int device, gpucore_stream stream) noexcept;
+    void destroy_order_event(gpucore_event event) const noexcept;
     // Waits for `stream` on behalf of its owner and throws Error(operation) for the first failure of
     // its queued work since the last such call, including one set aside by an internal wait.
     void synchronize_stream(int device, gpucore_stream stream, const char* operation);

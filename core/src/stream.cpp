@@ -87,7 +87,7 @@ void Stream::release() noexcept {
     auto* backend = detail::Access::backend(device_);
     const int index = detail::Access::index(device_);
     auto* stream = static_cast<gpucore_stream>(handle_);
-    backend->unregister_stream(index, stream);
+    const gpucore_event order_event = backend->unregister_stream(index, stream);
     gpucore_message message;
     message.text[0] = '\0';
     if (backend->invoke("Stream::~Stream", message, backend->api().stream_destroy, stream) != GPUCORE_OK) {
@@ -97,6 +97,7 @@ void Stream::release() noexcept {
         } catch (...) {
         }
     }
+    backend->destroy_order_event(order_event);
     handle_ = nullptr;
     record_ = nullptr;
     device_ = Device();
