@@ -293,8 +293,9 @@ public:
 
     // Host time of blocking 4 KiB copies (median of single calls), gpucore beside cudaMemcpy with
     // pageable host memory as to_vector uses: with no other stream, with idle streams that once had
-    // work, and behind a busy stream (gpucore's read waits for it by itself; the peer synchronizes
-    // the stream explicitly first, as it must on a non-blocking stream).
+    // work, with idle streams whose native handles were taken, and behind a busy stream (gpucore's
+    // read waits for it by itself; the peer synchronizes the stream explicitly first, as it must on
+    // a non-blocking stream).
     std::vector<BlockingLatency> blocking_copy_latency() {
         constexpr std::size_t n = 1024; // 4 KiB of float
         constexpr int kCalls = 3000;
@@ -344,6 +345,17 @@ public:
                             memcpy_d2h_us()});
             rows.push_back({"copy_from_host 4 KiB, 4 idle streams", upload_us(), "cudaMemcpy H2D (pageable)",
                             memcpy_h2d_us()});
+        }
+        {
+            // Streams whose handle was handed out are waited for by every blocking call (an event
+            // recorded on each, and waited for on the device): the price of that rule.
+            std::vector<gpucore::Stream> handed_out;
+            for (int k = 0; k < kIdleStreams; ++k) {
+                handed_out.emplace_back(device_);
+                (void)handed_out.back().native_handle();
+            }
+            rows.push_back({"to_vector 4 KiB, 4 idle streams, handles taken", to_vector_us(),
+                            "cudaMemcpy D2H (pageable)", memcpy_d2h_us()});
         }
         {
             // Busy: a vector_add over 2^24 floats (~0.1 ms) queued before every read.
