@@ -47,6 +47,16 @@ struct HostLaunch {
     double raw_us = 0;
 };
 
+// Host time of one blocking call (median of many), gpucore beside the CUDA call a user of the
+// legacy default stream would make.
+struct BlockingLatency {
+    std::string name; // "to_vector 4 KiB, 4 idle streams"
+    double gpucore_us = 0;
+    std::string peer; // "cudaMemcpy D2H"
+    double peer_us = 0;
+    double ratio() const { return peer_us > 0 ? gpucore_us / peer_us : 0; }
+};
+
 struct Report {
     std::string device, architecture, driver, runtime, date;
     double peak_gbps = 0;
@@ -54,6 +64,7 @@ struct Report {
     std::vector<TargetResult> targets;
     std::vector<SweepPoint> sweep;
     HostLaunch launch;
+    std::vector<BlockingLatency> blocking;
 };
 
 inline std::string json_escape(const std::string& s) {
@@ -77,6 +88,14 @@ inline void print_report(const Report& r) {
     }
     std::printf("\nhost time per launch, vector_add f32 n=32: gpucore %.3f us, raw <<<>>> %.3f us\n",
                 r.launch.gpucore_us, r.launch.raw_us);
+    if (!r.blocking.empty()) {
+        std::printf("\n%-46s %12s | %-34s %9s | %s\n", "blocking call (host time, median)", "gpucore us",
+                    "peer", "peer us", "gpucore / peer");
+        for (const BlockingLatency& b : r.blocking) {
+            std::printf("%-46s %12.2f | %-34s %9.2f | %.3f\n", b.name.c_str(), b.gpucore_us, b.peer.c_str(),
+                        b.peer_us, b.ratio());
+        }
+    }
     std::printf("\n%-58s %-44s %8s %8s %s\n", "target", "measure", "ratio", "goal", "met");
     for (const TargetResult& t : r.targets) {
         std::printf("%-58s %-44s %8.3f %s%-7.2f %s\n", t.target.c_str(), t.measure.c_str(), t.ratio,
@@ -93,6 +112,14 @@ inline bool write_json(const Report& r, const std::string& path) {
                  r.runtime.c_str(), r.date.c_str(), r.peak_gbps);
     std::fprintf(f, "  \"host_launch_us\": {\"gpucore\": %.4f, \"raw\": %.4f},\n", r.launch.gpucore_us,
                  r.launch.raw_us);
+    std::fprintf(f, "  \"blocking_us\": [\n");
+    for (std::size_t i = 0; i < r.blocking.size(); ++i) {
+        const BlockingLatency& b = r.blocking[i];
+        std::fprintf(f, "    {\"name\": \"%s\", \"gpucore_us\": %.3f, \"peer\": \"%s\", \"peer_us\": %.3f}%s\n",
+                     json_escape(b.name).c_str(), b.gpucore_us, json_escape(b.peer).c_str(), b.peer_us,
+                     i + 1 < r.blocking.size() ? "," : "");
+    }
+    std::fprintf(f, "  ],\n");
     std::fprintf(f, "  \"cases\": [\n");
     for (std::size_t i = 0; i < r.cases.size(); ++i) {
         const CaseResult& c = r.cases[i];

@@ -5,7 +5,9 @@
 // cub::DeviceSegmentedReduce::Sum. Medians of event-timed repeats after
 // warm-up, each repeat after an L2 flush by reading 2x L2 (inputs never cache-resident, no dirty
 // lines left to write back during the timed work); every gpucore result is
-// verified (exactly, or against the peer within float rounding). Prints the tables, writes JSON.
+// verified (exactly, or against the peer within float rounding). Also the host latency of blocking
+// small copies (to_vector, copy_from_host) beside cudaMemcpy, with idle and busy streams present.
+// Prints the tables, writes JSON.
 //
 //   gpucore_cuda_bench [--json FILE] [--reps N] [--quick] [--tune]
 //
@@ -379,6 +381,96 @@ public:
         return {median(through_gpucore), median(raw)};
     }
 
+    // Host time of blocking 4 KiB copies (median of single calls), gpucore beside cudaMemcpy with
+    // pageable host memory as to_vector uses: with no other stream, with idle streams that once had
+    // work, with idle streams whose native handles were taken, and behind a busy stream (gpucore's
+    // read waits for it by itself; the peer synchronizes the stream explicitly first, as it must on
+    // a non-blocking stream).
+    std::vector<BlockingLatency> blocking_copy_latency() {
+        constexpr std::size_t n = 1024; // 4 KiB of float
+        constexpr int kCalls = 3000;
+        constexpr int kIdleStreams = 4;
+        using clock = std::chrono::steady_clock;
+        gpucore::Buffer<float> small(device_, n);
+        small.fill(1.0f);
+        std::vector<float> host(n, 2.0f);
+        float* raw = nullptr;
+        BENCH_CUDA(cudaMalloc(&raw, n * sizeof(float)));
+        BENCH_CUDA(cudaMemset(raw, 0, n * sizeof(float)));
+        BENCH_CUDA(cudaDeviceSynchronize());
+        const auto per_call_us = [&](auto&& call) {
+            for (int i = 0; i < 100; ++i) call(); // warm-up
+            std::vector<double> us;
+            us.reserve(kCalls);
+            for (int i = 0; i < kCalls; ++i) {
+                const auto t0 = clock::now();
+                call();
+                us.push_back(std::chrono::duration<double, std::micro>(clock::now() - t0).count());
+            }
+            return median(us);
+        };
+        const auto to_vector_us = [&] { return per_call_us([&] { (void)small.to_vector(); }); };
+        const auto upload_us = [&] { return per_call_us([&] { small.copy_from_host(host); }); };
+        const auto memcpy_d2h_us = [&] {
+            return per_call_us([&] {
+                std::vector<float> out(n);
+                BENCH_CUDA(cudaMemcpy(out.data(), raw, n * sizeof(float), cudaMemcpyDeviceToHost));
+            });
+        };
+        const auto memcpy_h2d_us = [&] {
+            return per_call_us(
+                [&] { BENCH_CUDA(cudaMemcpy(raw, host.data(), n * sizeof(float), cudaMemcpyHostToDevice)); });
+        };
+        std::vector<BlockingLatency> rows;
+        rows.push_back({"to_vector 4 KiB", to_vector_us(), "cudaMemcpy D2H (pageable)", memcpy_d2h_us()});
+        rows.push_back({"copy_from_host 4 KiB", upload_us(), "cudaMemcpy H2D (pageable)", memcpy_h2d_us()});
+        {
+            std::vector<gpucore::Stream> idle;
+            for (int k = 0; k < kIdleStreams; ++k) {
+                idle.emplace_back(device_);
+                small.fill_async(idle.back(), 1.0f); // each stream has had work once
+                idle.back().synchronize();
+            }
+            rows.push_back({"to_vector 4 KiB, 4 idle streams", to_vector_us(), "cudaMemcpy D2H (pageable)",
+                            memcpy_d2h_us()});
+            rows.push_back({"copy_from_host 4 KiB, 4 idle streams", upload_us(), "cudaMemcpy H2D (pageable)",
+                            memcpy_h2d_us()});
+        }
+        {
+            // Streams whose handle was handed out are waited for by every blocking call (an event
+            // recorded on each, and waited for on the device): the price of that rule.
+            std::vector<gpucore::Stream> handed_out;
+            for (int k = 0; k < kIdleStreams; ++k) {
+                handed_out.emplace_back(device_);
+                (void)handed_out.back().native_handle();
+            }
+            rows.push_back({"to_vector 4 KiB, 4 idle streams, handles taken", to_vector_us(),
+                            "cudaMemcpy D2H (pageable)", memcpy_d2h_us()});
+        }
+        {
+            // Busy: a vector_add over 2^24 floats (~0.1 ms) queued before every read.
+            const std::size_t big = std::size_t{1} << 24;
+            gpucore::Buffer<float> a(device_, big), c(device_, big);
+            a.fill(1.0f);
+            gpucore::Stream busy(device_);
+            const double ours = per_call_us([&] {
+                gpucore::vector_add(busy, a, a, c);
+                (void)small.to_vector();
+            });
+            const double theirs = per_call_us([&] {
+                gpucore::vector_add(busy, a, a, c);
+                busy.synchronize();
+                std::vector<float> out(n);
+                BENCH_CUDA(cudaMemcpy(out.data(), raw, n * sizeof(float), cudaMemcpyDeviceToHost));
+            });
+            busy.synchronize();
+            rows.push_back({"vector_add 2^24 on a stream, then to_vector 4 KiB", ours,
+                            "same, stream.synchronize + cudaMemcpy", theirs});
+        }
+        cudaFree(raw);
+        return rows;
+    }
+
 private:
     template <class T>
     CaseResult named(const std::string& op, const std::string& shape, double bytes) {
@@ -549,6 +641,7 @@ int main(int argc, char** argv) {
         rep.targets.push_back({"host time of vector_add on 32 elements",
                                "gpucore host us / raw <<<>>> host us", launch.gpucore_us / launch.raw_us,
                                1.15, true});
+        rep.blocking = b.blocking_copy_latency();
         if (!quick) {
             auto within = [&](const char* dtype, const bench::Ratios& other) {
                 for (const auto& [row, ratio] : other) {

@@ -154,6 +154,12 @@ gpucore_status stream_query(gpucore_stream stream, int* done, gpucore_message* m
     return guarded(msg, [&] { *done = to_stream(stream)->idle() ? 1 : 0; });
 }
 
+// The cpu backend has no vendor stream: the handle is the stream's own queue object (the same
+// address as the gpucore_stream), an identity for the caller, not something to enqueue on.
+gpucore_status stream_native_handle(gpucore_stream stream, void** handle, gpucore_message* msg) {
+    return guarded(msg, [&] { *handle = to_stream(stream); });
+}
+
 gpucore_status stream_wait_event(gpucore_stream stream, gpucore_event event, gpucore_message* msg) {
     return guarded(msg, [&] { cpu::stream_wait_event(*to_stream(stream), *to_event(event)); });
 }
@@ -297,6 +303,7 @@ gpucore_plugin_api make_table() {
     t.reduce = reduce_slot;
     t.reduce_rows = reduce_rows_slot;
     t.memory_info = memory_info;
+    t.stream_native_handle = stream_native_handle;
     return t;
 }
 

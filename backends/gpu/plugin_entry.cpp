@@ -38,6 +38,7 @@ const gpucore_plugin_api kTable = {
     &gpucore::gpu::slots::reduce,
     &gpucore::gpu::slots::reduce_rows,
     &gpucore::gpu::slots::memory_info,
+    &gpucore::gpu::slots::stream_native_handle,
 };
 
 } // namespace

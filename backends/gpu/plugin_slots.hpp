@@ -31,6 +31,7 @@ gpucore_status stream_destroy(gpucore_stream stream, gpucore_message* msg);
 gpucore_status stream_synchronize(gpucore_stream stream, gpucore_message* msg);
 gpucore_status stream_query(gpucore_stream stream, int* done, gpucore_message* msg);
 gpucore_status stream_wait_event(gpucore_stream stream, gpucore_event event, gpucore_message* msg);
+gpucore_status stream_native_handle(gpucore_stream stream, void** handle, gpucore_message* msg);
 gpucore_status event_create(int device, gpucore_event* event, gpucore_message* msg);
 gpucore_status event_destroy(gpucore_event event, gpucore_message* msg);
 gpucore_status event_record(gpucore_event event, gpucore_stream stream, gpucore_message* msg);

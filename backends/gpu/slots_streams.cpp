@@ -70,6 +70,13 @@ gpucore_status stream_query(gpucore_stream stream, int* done, gpucore_message* m
     });
 }
 
+gpucore_status stream_native_handle(gpucore_stream stream, void** handle, gpucore_message* msg) {
+    return guarded(msg, stream->device, [&] {
+        // The vendor stream itself (non-blocking, on stream->device): the caller launches on it.
+        *handle = static_cast<void*>(stream->stream);
+    });
+}
+
 gpucore_status stream_wait_event(gpucore_stream stream, gpucore_event event,
                                  gpucore_message* msg) {
     return guarded(msg, stream->device, [&] {

@@ -20,6 +20,10 @@ struct Access {
     static gpucore_event handle(const Event& event) noexcept {
         return static_cast<gpucore_event>(event.handle_);
     }
+    // The core's record of a valid stream (backend.hpp).
+    static StreamRecord& record(const Stream& stream) noexcept {
+        return *static_cast<StreamRecord*>(stream.record_);
+    }
     // The device of a valid stream, without the throwing accessor.
     static const Device& device(const Stream& stream) noexcept { return stream.device_; }
     static const Device& device(const Event& event) noexcept { return event.device_; }
@@ -30,6 +34,22 @@ struct Access {
 
 // The backend of `device`; Error(invalid_argument, operation) when the device is null.
 Backend& backend_of(const Device& device, const char* operation);
+
+// Notes that the core has just enqueued work on the valid `stream` (see StreamRecord).
+inline void note_enqueued(const Stream& stream) noexcept { note_enqueued(Access::record(stream)); }
+
+// Notes an enqueue on `stream` when it leaves scope: after the enqueue returned or threw (a failed
+// call may still have queued part of its work).
+class EnqueueNote {
+public:
+    explicit EnqueueNote(const Stream& stream) noexcept : stream_(stream) {}
+    ~EnqueueNote() { note_enqueued(stream_); }
+    EnqueueNote(const EnqueueNote&) = delete;
+    EnqueueNote& operator=(const EnqueueNote&) = delete;
+
+private:
+    const Stream& stream_;
+};
 
 // Error(invalid_argument) naming `operation` when `stream` is moved-from / null.
 void require_valid(const Stream& stream, const char* operation);

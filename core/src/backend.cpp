@@ -168,20 +168,29 @@ Backend::DeviceState& Backend::state(int device) {
     return *device_states_.at(static_cast<std::size_t>(device));
 }
 
-void Backend::register_stream(int device, gpucore_stream stream) {
+StreamRecord* Backend::register_stream(int device, gpucore_stream stream) {
     auto& s = state(device);
     auto record = std::make_shared<StreamRecord>();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    s.live_streams.emplace(stream, std::move(record));
+    call("Stream::Stream", device, table_->event_create, device, &record->order_event);
+    try {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        s.live_streams.emplace(stream, record);
+    } catch (...) {
+        gpucore_message ignored;
+        ignored.text[0] = '\0';
+        invoke("Stream::Stream", ignored, table_->event_destroy, record->order_event);
+        throw;
+    }
+    return record.get();
 }
 
-void Backend::unregister_stream(int device, gpucore_stream stream) noexcept {
+gpucore_event Backend::unregister_stream(int device, gpucore_stream stream) noexcept {
     auto& s = *device_states_[static_cast<std::size_t>(device)];
     std::shared_ptr<StreamRecord> record;
     {
         std::lock_guard<std::mutex> lock(s.mutex);
         auto it = s.live_streams.find(stream);
-        if (it == s.live_streams.end()) return;
+        if (it == s.live_streams.end()) return nullptr;
         record = std::move(it->second);
         s.live_streams.erase(it);
     }
@@ -195,6 +204,14 @@ void Backend::unregister_stream(int device, gpucore_stream stream) noexcept {
         } catch (...) {
         }
     }
+    return record->order_event;
+}
+
+void Backend::destroy_order_event(gpucore_event event) const noexcept {
+    if (event == nullptr) return;
+    gpucore_message ignored;
+    ignored.text[0] = '\0';
+    invoke("Stream::~Stream", ignored, table_->event_destroy, event);
 }
 
 void Backend::synchronize_locked(StreamRecord& record, int device, gpucore_stream stream,
@@ -260,8 +277,23 @@ void Backend::synchronize_known_streams(int device) noexcept {
     if (s.internal.handle != nullptr) wait_for(s.internal.handle, *s.internal.record);
 }
 
-Backend::InternalStream Backend::internal_stream(int device, const char* operation) {
-    auto& s = state(device);
+void Backend::wait_for_streams_locked(DeviceState& s, int device, gpucore_stream target, bool capture,
+                                      const char* operation) {
+    for (auto& [stream, record] : s.live_streams) {
+        if (stream == target) continue; // its own work is in order already
+        const std::uint64_t enqueued = record->enqueued.load(std::memory_order_acquire);
+        const bool unseen_work = record->native_handle_taken.load(std::memory_order_acquire) ||
+                                 enqueued != record->ordered.load(std::memory_order_acquire);
+        if (!unseen_work) continue;
+        // Recording captures every enqueue counted so far (each is counted after it returned).
+        call(operation, device, table_->event_record, record->order_event, stream);
+        call(operation, device, table_->stream_wait_event, target, record->order_event);
+        if (capture) s.captured.emplace_back(record, enqueued);
+    }
+}
+
+Backend::InternalStream Backend::order_internal_stream(DeviceState& s, int device, const char* operation) {
+    s.captured.clear();
     std::lock_guard<std::mutex> lock(s.mutex);
     if (s.internal.handle == nullptr) {
         auto record = std::make_shared<StreamRecord>();
@@ -270,7 +302,23 @@ Backend::InternalStream Backend::internal_stream(int device, const char* operati
         // Never destroyed: lives as long as the backend (the process).
         s.internal = InternalStream{created, std::move(record)};
     }
+    wait_for_streams_locked(s, device, s.internal.handle, true, operation);
     return s.internal;
+}
+
+void Backend::order_after_other_streams(int device, gpucore_stream target, const char* operation) {
+    auto& s = state(device);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    wait_for_streams_locked(s, device, target, false, operation);
+}
+
+void* Backend::native_stream_handle(int device, gpucore_stream stream, StreamRecord& record,
+                                    const char* operation) const {
+    const auto slot = optional_slot(&gpucore_plugin_api::stream_native_handle, operation, device);
+    void* handle = nullptr;
+    call(operation, device, slot, stream, &handle);
+    record.native_handle_taken.store(true, std::memory_order_release);
+    return handle;
 }
 
 void Backend::forget_inherited_streams() noexcept {

@@ -19,6 +19,34 @@
 
 namespace gpucore::detail {
 
+// What the core knows of one stream of a device (a user's Stream, or the internal stream that
+// blocking calls use).
+struct StreamRecord {
+    // A failure set aside for the owner by an internal wait, and the lock that every synchronize
+    // the core issues on the stream holds.
+    std::mutex mutex;
+    bool has_pending = false;
+    ErrorCode pending_code = ErrorCode::device_error;
+    std::string pending_cause;
+
+    // Ordering of blocking calls. `enqueued` counts the core's enqueues on the stream (bumped after
+    // each one returns); `ordered` is the count a completed blocking call has waited for (written
+    // under the device's ordering lock). The stream may hold work no blocking call has waited for
+    // while they differ, or once its native handle has been handed out (work the core cannot see).
+    std::atomic<std::uint64_t> enqueued{0};
+    std::atomic<std::uint64_t> ordered{0};
+    std::atomic<bool> native_handle_taken{false};
+    // Recorded on the stream by blocking calls, so they can wait for its work without waiting for
+    // the stream (and without consuming a failure of that work). Owned by the registry.
+    gpucore_event order_event = nullptr;
+};
+
+// Notes that the core has just enqueued work on the stream of `record` (after the enqueue
+// returned, successfully or not): the next blocking call on the device waits for it.
+inline void note_enqueued(StreamRecord& record) noexcept {
+    record.enqueued.fetch_add(1, std::memory_order_release);
+}
+
 // The gpucore::Error for a failed slot: the status mapped to an ErrorCode, the plugin's message
 // as the cause (or "<slot> failed without a message"). Status values outside the enum become
 // plugin_error.
@@ -111,9 +139,17 @@ public:
     // aside in the stream's record and re-raised by the owner's next synchronize_stream. Every
     // synchronize the core issues on a known stream holds the stream's record lock, so a failure
     // is never reported to one waiter while another receives "success" for the same work.
-    void register_stream(int device, gpucore_stream stream);
-    // Forgets `stream`; logs a failure that was set aside for it and never reported.
-    void unregister_stream(int device, gpucore_stream stream) noexcept;
+    //
+    // Lock order: a device's ordering lock, then its registry lock, then a stream's record lock.
+
+    // Registers `stream` (creating the event blocking calls record on it) and returns its record,
+    // which lives until unregister_stream.
+    StreamRecord* register_stream(int device, gpucore_stream stream);
+    // Forgets `stream` (no blocking call reaches it afterwards); logs a failure that was set aside
+    // for it and never reported. Returns its order event, for destroy_order_event once the stream
+    // is destroyed (its work, the event's records included, has finished then).
+    gpucore_event unregister_stream(int device, gpucore_stream stream) noexcept;
+    void destroy_order_event(gpucore_event event) const noexcept;
     // Waits for `stream` on behalf of its owner and throws Error(operation) for the first failure of
     // its queued work since the last such call, including one set aside by an internal wait.
     void synchronize_stream(int device, gpucore_stream stream, const char* operation);
@@ -121,30 +157,39 @@ public:
     // failure: each is set aside for its stream's owner. Never throws. Holds the device's registry
     // lock meanwhile, so no stream can be destroyed under it.
     void synchronize_known_streams(int device) noexcept;
-    // Runs a blocking operation on the device's internal stream (created on first use): calls
-    // enqueue(stream), then waits for it and throws Error(operation) for a failure of that work.
-    // Blocking operations of several threads take turns, so each one receives its own failure.
+    // Makes work enqueued on `target` (a stream of `device`) after this call wait for the work
+    // enqueued on the device's other streams so far: records their events and makes `target` wait
+    // for them, without waiting on the host. Streams with no new work since the last blocking call
+    // are skipped.
+    void order_after_other_streams(int device, gpucore_stream target, const char* operation);
+    // Runs a blocking operation on the device's internal stream (created on first use): orders the
+    // internal stream after the work enqueued so far on every stream of the device (the legacy
+    // default stream's rule), calls enqueue(stream), then waits for the internal stream only and
+    // throws Error(operation) for a failure of that work. A failure of the other streams' work
+    // stays with them. Blocking operations of several threads take turns, so each one receives its
+    // own failure.
     template <class Enqueue>
     void run_blocking(int device, const char* operation, Enqueue&& enqueue) {
-        const InternalStream internal = internal_stream(device, operation);
+        DeviceState& s = state(device);
+        std::lock_guard<std::mutex> ordering(s.ordering_mutex);
+        const InternalStream internal = order_internal_stream(s, device, operation);
         std::lock_guard<std::mutex> lock(internal.record->mutex);
         enqueue(internal.handle);
         synchronize_locked(*internal.record, device, internal.handle, operation);
+        // Every stream's work captured above has finished: later blocking calls need not wait for it.
+        for (const auto& [record, count] : s.captured) record->ordered.store(count, std::memory_order_release);
+        s.captured.clear();
     }
+    // Hands out the vendor handle of `stream` (the stream_native_handle slot); from then on every
+    // blocking call waits for the stream, as work may reach it that the core does not see.
+    void* native_stream_handle(int device, gpucore_stream stream, StreamRecord& record,
+                               const char* operation) const;
 
     // After fork(), in the child: the parent's streams (and their worker threads) do not exist
     // here. Forgets them and the internal streams, so the child's own objects start afresh.
     void forget_inherited_streams() noexcept;
 
 private:
-    // What the core knows of one stream: a failure set aside for its owner, and the lock that every
-    // synchronize the core issues on the stream holds.
-    struct StreamRecord {
-        std::mutex mutex;
-        bool has_pending = false;
-        ErrorCode pending_code = ErrorCode::device_error;
-        std::string pending_cause;
-    };
     struct InternalStream {
         gpucore_stream handle;
         std::shared_ptr<StreamRecord> record;
@@ -152,15 +197,28 @@ private:
     [[noreturn]] void throw_missing_slot(const char* operation, int device, bool beyond_table) const;
 
     struct DeviceState {
+        // Held by a blocking call from its ordering point until its work has finished, so a
+        // stream's `ordered` count only ever names work that has finished.
+        std::mutex ordering_mutex;
+        // The registry lock.
         std::mutex mutex;
         std::unordered_map<gpucore_stream, std::shared_ptr<StreamRecord>> live_streams;
         InternalStream internal{nullptr, nullptr};
+        // The streams the current blocking call waits for, with their enqueue counts then
+        // (guarded by ordering_mutex; kept to reuse its storage).
+        std::vector<std::pair<std::shared_ptr<StreamRecord>, std::uint64_t>> captured;
     };
     DeviceState& state(int device);
+    // The internal stream, created on first use and ordered after the work enqueued so far on the
+    // device's other streams; fills s.captured. The caller holds s.ordering_mutex.
+    InternalStream order_internal_stream(DeviceState& s, int device, const char* operation);
+    // Records the order event of every stream of s (but `target`) that may hold work no blocking
+    // call has waited for and makes `target` wait for it; with `capture`, lists them in s.captured.
+    // The caller holds s.mutex.
+    void wait_for_streams_locked(DeviceState& s, int device, gpucore_stream target, bool capture,
+                                 const char* operation);
     void plugin_threw(const char* operation, gpucore_message& message) const noexcept;
     Error unusable_error(const char* operation, int device) const;
-    // The stream blocking operations use on `device`, created on first use (thread-safe).
-    InternalStream internal_stream(int device, const char* operation);
     // Waits for `stream` (the caller holds record.mutex) and throws the first failure of its work:
     // the one set aside earlier, with a later one the plugin reports appended to its cause.
     void synchronize_locked(StreamRecord& record, int device, gpucore_stream stream,

@@ -49,6 +49,7 @@ void run_copy(const Allocation& on, void* dst, const void* src, std::size_t byte
     Backend& backend = *Access::backend(on.device());
     const int device = Access::index(on.device());
     if (stream != nullptr) {
+        const EnqueueNote note(*stream);
         backend.call(operation, device, backend.api().copy, dst, src, bytes, kind, Access::handle(*stream));
         return;
     }
@@ -211,6 +212,7 @@ void fill(const Allocation& dst, const void* value, std::size_t element_size, St
     const int device = Access::index(dst.device());
     const std::size_t count = dst.bytes() / element_size;
     if (stream != nullptr) {
+        const EnqueueNote note(*stream);
         backend.call(operation, device, backend.api().fill, dst.data(), value, element_size, count,
                      Access::handle(*stream));
         return;

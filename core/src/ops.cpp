@@ -19,6 +19,11 @@ public:
         backend_ = Access::backend(Access::device(stream));
         device_ = Access::index(Access::device(stream));
     }
+    // Whatever the operation did past validation, the stream may now hold its work: the next
+    // blocking call of the device waits for it (a spurious note costs that call one event).
+    ~OpCheck() { note_enqueued(stream_); }
+    OpCheck(const OpCheck&) = delete;
+    OpCheck& operator=(const OpCheck&) = delete;
 
     void buffer(const Allocation& allocation, const char* which) const {
         if (!allocation.valid()) {
@@ -166,6 +171,12 @@ void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Allocation& in,
     check.backend().call("reduce_rows", check.device(), slot,
                          plugin_dtype, plugin_op, static_cast<const void*>(in.data()), rows, cols,
                          out.data(), check.stream());
+}
+
+void order_after_device_work(Stream& stream, const char* operation) {
+    require_valid(stream, operation);
+    const Device& device = Access::device(stream);
+    Access::backend(device)->order_after_other_streams(Access::index(device), Access::handle(stream), operation);
 }
 
 } // namespace gpucore::detail

@@ -47,7 +47,7 @@ Stream::Stream(const Device& device) {
     gpucore_stream created = nullptr;
     backend.call("Stream::Stream", index, backend.api().stream_create, index, &created);
     try {
-        backend.register_stream(index, created);
+        record_ = backend.register_stream(index, created);
     } catch (...) {
         gpucore_message ignored;
         ignored.text[0] = '\0';
@@ -63,13 +63,14 @@ Stream::~Stream() { release(); }
 
 Stream::Stream(Stream&& other) noexcept
     : device_(std::exchange(other.device_, Device())), handle_(std::exchange(other.handle_, nullptr)),
-      generation_(other.generation_) {}
+      record_(std::exchange(other.record_, nullptr)), generation_(other.generation_) {}
 
 Stream& Stream::operator=(Stream&& other) noexcept {
     if (this != &other) {
         release();
         device_ = std::exchange(other.device_, Device());
         handle_ = std::exchange(other.handle_, nullptr);
+        record_ = std::exchange(other.record_, nullptr);
         generation_ = other.generation_;
     }
     return *this;
@@ -79,13 +80,14 @@ void Stream::release() noexcept {
     if (handle_ == nullptr) return;
     if (generation_ != detail::process_generation()) { // the parent's: its worker is not here
         handle_ = nullptr;
+        record_ = nullptr;
         device_ = Device();
         return;
     }
     auto* backend = detail::Access::backend(device_);
     const int index = detail::Access::index(device_);
     auto* stream = static_cast<gpucore_stream>(handle_);
-    backend->unregister_stream(index, stream);
+    const gpucore_event order_event = backend->unregister_stream(index, stream);
     gpucore_message message;
     message.text[0] = '\0';
     if (backend->invoke("Stream::~Stream", message, backend->api().stream_destroy, stream) != GPUCORE_OK) {
@@ -95,7 +97,9 @@ void Stream::release() noexcept {
         } catch (...) {
         }
     }
+    backend->destroy_order_event(order_event);
     handle_ = nullptr;
+    record_ = nullptr;
     device_ = Device();
 }
 
@@ -127,6 +131,12 @@ void Stream::wait(const Event& event) {
     const auto& backend = *detail::Access::backend(device_);
     backend.call("Stream::wait", device_.index(), backend.api().stream_wait_event,
                  detail::Access::handle(*this), detail::Access::handle(event));
+}
+
+void* Stream::native_handle() {
+    detail::require_valid(*this, "Stream::native_handle");
+    return detail::Access::backend(device_)->native_stream_handle(
+        device_.index(), detail::Access::handle(*this), detail::Access::record(*this), "Stream::native_handle");
 }
 
 // ---- Event ----------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The contract's promise: a plugin built against ABI 1.0 loads in this core and runs every
-// operation; slots it lacks (beyond its struct_size) or leaves NULL give not_supported naming the
-// backend and the operation. GPUCORE_PLUGIN_PATH points at the fixtures (see CMakeLists.txt):
+// operation; slots it lacks (beyond its struct_size) or leaves NULL (memory_info,
+// Stream::native_handle) give not_supported naming the backend and the operation, and the rest
+// keeps working. GPUCORE_PLUGIN_PATH points at the fixtures (see CMakeLists.txt):
 // "abi10-template" (the 1.0 template, built against the 1.0 header) and "partial" (today's
 // template with transpose, reduce and reduce_rows left NULL).
 #include <algorithm>
@@ -153,6 +154,29 @@ TEST(Abi10Plugin, SlotBeyondItsTableIsNotSupportedNamingBackendAndOperation) {
     }
 }
 
+TEST(Abi10Plugin, NativeStreamHandleIsNotSupportedAndTheStreamKeepsWorking) {
+    const Device device = device_of("abi10-template");
+    ASSERT_TRUE(device.valid());
+    Stream stream(device);
+    try {
+        (void)stream.native_handle();
+        FAIL() << "native_handle succeeded on a plugin whose table has no such slot";
+    } catch (const gpucore::Error& e) {
+        EXPECT_EQ(e.code(), gpucore::ErrorCode::not_supported) << e.what();
+        EXPECT_EQ(e.backend(), "abi10-template");
+        EXPECT_EQ(e.device(), device.index());
+        EXPECT_EQ(e.operation(), "Stream::native_handle");
+        EXPECT_NE(std::string(e.what()).find("ABI 1.0"), std::string::npos) << e.what();
+    }
+    const std::vector<float> a = random_values<float>(301, 7);
+    Buffer<float> da(device, a.size()), dc(device, a.size());
+    da.copy_from_host(a);
+    dc.fill(-1.0f);
+    gpucore::vector_add(stream, da, da, dc);
+    const std::vector<float> got = dc.to_vector(); // a blocking read, ordered after the stream
+    for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(got[i], a[i] + a[i]) << "at " << i;
+}
+
 TEST(Abi10Plugin, NeverReceivesADtypeItsHeaderDidNotHave) {
     const Device device = device_of("abi10-template");
     ASSERT_TRUE(device.valid());
@@ -203,10 +227,20 @@ TEST(OptionalSlots, NullOperationSlotIsNotSupportedNamingBackendAndOperation) {
     expect_not_supported("reduce", [&] { gpucore::reduce(stream, in, one, ReduceOp::sum); });
     expect_not_supported("reduce_rows", [&] { gpucore::reduce_rows(stream, in, rows, 3, 4, ReduceOp::sum); });
     expect_not_supported("memory_info", [&] { (void)gpucore::memory_info(device); });
+    expect_not_supported("Stream::native_handle", [&] { (void)stream.native_handle(); });
     // The slots it fills still work.
     gpucore::vector_add(stream, in, in, out);
     stream.synchronize();
     for (float v : out.to_vector()) EXPECT_EQ(v, 4.0f);
+}
+
+TEST(OptionalSlots, CpuBackendHandsOutOneNativeHandlePerStream) {
+    const Device device = device_of("cpu");
+    Stream first(device), second(device);
+    void* const a = first.native_handle();
+    EXPECT_NE(a, nullptr);
+    EXPECT_NE(a, second.native_handle());
+    EXPECT_EQ(a, first.native_handle()) << "stable while the stream lives";
 }
 
 TEST(OptionalSlots, CpuBackendReportsMemoryInfo) {

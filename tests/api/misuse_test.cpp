@@ -182,8 +182,12 @@ TEST(Misuse, NullAndMovedFromBuffers) {
 
 TEST(Misuse, MovedFromStream) {
     Stream s(cpu_device());
+    void* const native = s.native_handle();
     Stream t = std::move(s);
     EXPECT_FALSE(s.valid()); // NOLINT(bugprone-use-after-move)
+    EXPECT_EQ(t.native_handle(), native) << "the handle moves with the stream";
+    expect_error([&] { (void)s.native_handle(); }, ErrorCode::invalid_argument, "Stream::native_handle",
+                 "moved-from or null Stream");
     expect_error([&] { s.synchronize(); }, ErrorCode::invalid_argument, "Stream::synchronize",
                  "moved-from or null Stream");
     expect_error([&] { (void)s.query(); }, ErrorCode::invalid_argument, "Stream::query", "moved-from");

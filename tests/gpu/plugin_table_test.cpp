@@ -94,6 +94,23 @@ TEST_F(CudaPlugin, AllocationBeyondTheDeviceIsOutOfMemoryAndTheDeviceStillWorks)
     PLUGIN_OK(api->stream_destroy(s, &plugin_msg));
 }
 
+TEST_F(CudaPlugin, NativeHandleOfEachStreamIsItsOwnAndStable) {
+    REQUIRE_DEVICE();
+    ASSERT_NE(api->stream_native_handle, nullptr) << "the ABI 1.2 slot is implemented";
+    gpucore_stream s = nullptr, t = nullptr;
+    PLUGIN_OK(api->stream_create(0, &s, &plugin_msg));
+    PLUGIN_OK(api->stream_create(0, &t, &plugin_msg));
+    void *hs = nullptr, *ht = nullptr, *again = nullptr;
+    PLUGIN_OK(api->stream_native_handle(s, &hs, &plugin_msg));
+    PLUGIN_OK(api->stream_native_handle(t, &ht, &plugin_msg));
+    PLUGIN_OK(api->stream_native_handle(s, &again, &plugin_msg));
+    EXPECT_NE(hs, nullptr) << "never the legacy default stream";
+    EXPECT_NE(hs, ht);
+    EXPECT_EQ(hs, again);
+    PLUGIN_OK(api->stream_destroy(s, &plugin_msg));
+    PLUGIN_OK(api->stream_destroy(t, &plugin_msg));
+}
+
 TEST_F(CudaPlugin, EventsNeverRecordedOrPendingAreInvalidArguments) {
     REQUIRE_DEVICE();
     gpucore_event a = nullptr, b = nullptr;

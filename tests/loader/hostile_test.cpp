@@ -85,7 +85,8 @@ TEST(HostilePlugin, ExceptionFromASlotIsAPluginErrorAndTheBackendStaysUnusable) 
     // step in which the slot first runs, for each throwing slot
     const std::pair<std::string, std::string> cases[] = {
         {"allocate", "allocate"}, {"fill", "fill"}, {"stream_create", "fill"}, // blocking fill: internal stream
-        {"deallocate", "allocate"}, {"stream_destroy", "stream"}, {"event_destroy", "event"}};
+        {"deallocate", "allocate"}, {"stream_destroy", "stream"},
+        {"event_destroy", "stream"}}; // ~Stream destroys the event blocking calls record on the stream
     const char* order[] = {"allocate", "fill", "stream", "event", "again"};
     for (const auto& [slot, first_step] : cases) {
         SCOPED_TRACE(slot);

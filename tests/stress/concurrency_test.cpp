@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Concurrency on every device: 8 threads each with their own streams running every operation and
 // dtype with exact results; one stream shared by several enqueuing threads; events recorded on one
-// thread while others query and wait on them. Run under ThreadSanitizer by tools/ci_sanitizers.sh.
+// thread while others query and wait on them; blocking reads while other threads create and
+// destroy busy streams. Run under ThreadSanitizer by tools/ci_sanitizers.sh.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -165,6 +166,52 @@ TEST_P(Concurrency, EventRecordedWhileOtherThreadsQueryAndWaitOnIt) {
     }, log);
     event.synchronize();
     EXPECT_TRUE(event.query());
+    log.report();
+}
+
+// Blocking reads wait for the device's busy streams while other threads create streams, queue work
+// on them, take their native handles and destroy them with the work still pending. Each reader
+// queues a chain on its own stream and reads the result with a blocking call, never synchronizing
+// the stream itself: the value is right only if the read waited for the chain.
+TEST_P(Concurrency, BlockingReadsWhileOtherThreadsCreateAndDestroyBusyStreams) {
+    const Device device = GetParam();
+    constexpr int kReaders = 3;
+    constexpr int kChurners = 3;
+    constexpr int kRounds = 12;
+    constexpr int kChain = 4;
+    constexpr std::size_t n = 40009;
+    FailureLog log;
+    std::atomic<int> readers_left{kReaders};
+    run_together(kReaders + kChurners, [&](int t) {
+        if (t >= kReaders) { // a churner
+            Buffer<std::uint32_t> z(device, n), one(device, n);
+            one.fill(1u);
+            while (readers_left.load() > 0) {
+                Stream stream(device);
+                if (t % 2 == 0) {
+                    try {
+                        (void)stream.native_handle();
+                    } catch (const Error& e) {
+                        if (e.code() != ErrorCode::not_supported) throw;
+                    }
+                }
+                for (int k = 0; k < kChain; ++k) vector_add(stream, z, one, z);
+            } // destroyed with its work possibly pending
+            return;
+        }
+        Stream own(device);
+        Buffer<std::uint32_t> x(device, n), one(device, n);
+        one.fill(1u);
+        for (int r = 0; r < kRounds; ++r) {
+            x.fill(static_cast<std::uint32_t>(t) * 100u);
+            for (int k = 0; k < kChain; ++k) vector_add(own, x, one, x);
+            const std::vector<std::uint32_t> want(n, static_cast<std::uint32_t>(t) * 100u + kChain);
+            if (first_mismatch(x.to_vector(), want) >= 0) {
+                log.add("reader " + std::to_string(t) + " round " + std::to_string(r) + ": x is wrong");
+            }
+        }
+        readers_left.fetch_sub(1);
+    }, log);
     log.report();
 }
 

@@ -197,6 +197,26 @@ TEST(DeferredFailure, ABlockingReduceOnAnotherThreadLeavesTheFailureToItsStream)
     expect_failure_reported_once(failing);
 }
 
+// Blocking calls wait for the failing stream's work (it is queued before them), yet its failure is
+// not theirs: they succeed, and the failure still reaches the failing stream's synchronize once.
+TEST(DeferredFailure, BlockingCallsAfterFailedWorkLeaveTheFailureToItsStream) {
+    const Device device = select_device("deferred");
+    Stream failing(device);
+    Stream other(device);
+    enqueue_deferred_failure(failing);
+    std::mt19937_64 rng(11);
+    const std::size_t n = 1003;
+    const auto values = exact_inputs<float>(rng, n, ReduceOp::sum);
+    Buffer<float> in(device, n), copy(device, n);
+    in.copy_from_host(values);
+    copy.fill(0.5f);
+    copy.copy_from(in);
+    EXPECT_EQ(first_mismatch(copy.to_vector(), values), -1);
+    EXPECT_EQ(reduce(other, in, ReduceOp::sum), reference_reduce(values.data(), n, ReduceOp::sum));
+    expect_failure_reported_once(failing);
+    EXPECT_NO_THROW(other.synchronize());
+}
+
 TEST(DeferredFailure, EachStreamReceivesItsOwnFailureOnly) {
     const Device device = select_device("deferred");
     Stream first(device), second(device), clean(device);

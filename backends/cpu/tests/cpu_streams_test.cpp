@@ -78,6 +78,36 @@ TEST(CpuStream, EnqueueReturnsBeforeTheWorkRuns) {
     EXPECT_TRUE(stream_done(stream));
 }
 
+// Streams are independent queues: one held by unfinished work does not hold up another.
+TEST(CpuStream, AStreamHeldUpDoesNotHoldUpAnother) {
+    TableStream held, free_running;
+    Gate gate;
+    std::atomic<int> ran{0};
+    held.queue().enqueue(gate.task());
+    free_running.queue().enqueue([&] { ran = 1; });
+    free_running.sync();
+    EXPECT_EQ(ran.load(), 1);
+    EXPECT_FALSE(stream_done(held));
+    gate.open();
+    held.sync();
+}
+
+// The native handle of a cpu stream is its own queue object: non-null, one per stream, stable.
+TEST(CpuStream, NativeHandleIsTheStreamsOwnQueue) {
+    TableStream first, second;
+    gpucore_message msg{};
+    void* a = nullptr;
+    void* b = nullptr;
+    void* again = nullptr;
+    ASSERT_EQ(table().stream_native_handle(first.get(), &a, &msg), GPUCORE_OK) << msg.text;
+    ASSERT_EQ(table().stream_native_handle(second.get(), &b, &msg), GPUCORE_OK) << msg.text;
+    ASSERT_EQ(table().stream_native_handle(first.get(), &again, &msg), GPUCORE_OK) << msg.text;
+    EXPECT_EQ(a, static_cast<void*>(&first.queue()));
+    EXPECT_EQ(b, static_cast<void*>(&second.queue()));
+    EXPECT_NE(a, b);
+    EXPECT_EQ(a, again);
+}
+
 TEST(CpuStream, RunsWorkInEnqueueOrderOnAWorkerThread) {
     TableStream stream;
     std::vector<int> order; // touched only by the worker until sync

@@ -2,9 +2,9 @@
 // Buffer<T>: a typed, owning allocation on one device.
 //
 // Thread safety: a Buffer may be read (used as an input, copied to host) from several threads at
-// once; writes need the caller's ordering, as for any memory. Blocking copies are ordered after all
-// work previously enqueued on the device by this process through its internal copy stream only;
-// use the *_async forms with your own stream to order them against your kernels.
+// once; writes need the caller's ordering, as for any memory. The blocking copies and fill are
+// ordered after all work enqueued before them on any stream of the device, as on a legacy default
+// stream (without a device-wide synchronize); the *_async forms are ordered with their stream only.
 #pragma once
 
 #include <cstddef>

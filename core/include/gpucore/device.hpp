@@ -41,8 +41,10 @@ public:
     Device() = default;
 
     bool valid() const noexcept { return backend_ != nullptr; }
-    const std::string& backend_name() const;      // "cuda"
-    int index() const;                            // 0
+    const std::string& backend_name() const;      // "cuda": which vendor API a native handle belongs to
+    // The device's index within its backend: for cuda and hip the vendor runtime's device ordinal
+    // (what cudaSetDevice / hipSetDevice take, as CUDA_VISIBLE_DEVICES numbers them); 0 on cpu.
+    int index() const;
     const DeviceProperties& properties() const;   // read once at discovery
     std::string to_string() const;                // "cuda:0" ("<null device>" when null)
 

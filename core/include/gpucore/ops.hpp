@@ -22,6 +22,9 @@ GPUCORE_API void reduce(Stream& stream, DType dtype, ReduceOp op, const Allocati
 GPUCORE_API void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Allocation& in,
                  const Allocation& out, std::size_t n_in, std::size_t n_out, std::size_t rows,
                  std::size_t cols);
+// Makes work enqueued on `stream` from now on wait for the work enqueued so far on the device's
+// other streams (the ordering point of the blocking calls that run on a user's stream).
+GPUCORE_API void order_after_device_work(Stream& stream, const char* operation);
 } // namespace detail
 
 // c = a + b, element-wise; a, b, c of equal length. Integers wrap. c may be a or b.
@@ -59,9 +62,11 @@ void reduce_rows(Stream& stream, const Buffer<T>& in, Buffer<T>& out, std::size_
 }
 
 // Blocking convenience: reduces `in` on `stream` and returns the value (synchronizes `stream`).
+// Like every blocking call, it sees the work enqueued before it on every stream of the device.
 template <class T>
 T reduce(Stream& stream, const Buffer<T>& in, ReduceOp op) {
     Buffer<T> out(stream.device(), 1);
+    detail::order_after_device_work(stream, "reduce");
     reduce(stream, in, out, op);
     T value{};
     out.copy_to_host_async(stream, &value, 1);

@@ -35,11 +35,21 @@ public:
     // The event must belong to the same device.
     void wait(const Event& event);
 
+    // The backend's own handle of this stream, for enqueuing your own kernels and library calls on
+    // it in order with gpucore's work: a cudaStream_t (cuda) or hipStream_t (hip) as void*. The cpu
+    // backend returns the address of its own queue object: an identity, unique among live streams,
+    // not a handle any vendor API accepts. Valid while this Stream lives; do not destroy it. Once
+    // taken, every blocking call of the device (Buffer::to_vector, copy_from_host, ...) also waits
+    // for whatever you enqueue on it. Error(not_supported) for a backend whose plugin lacks the
+    // stream_native_handle slot (plugins built against ABI 1.0 or 1.1).
+    void* native_handle();
+
 private:
     friend struct detail::Access;
     void release() noexcept;
     Device device_;
     void* handle_ = nullptr; // the backend's gpucore_stream
+    void* record_ = nullptr; // the core's record of it (ordering of blocking calls, set-aside failures)
     unsigned generation_ = 0; // the process that created it (see docs/thread_safety.md, fork)
 };
 
