@@ -38,6 +38,9 @@ const gpucore_plugin_api kTable = {
     &gpucore::gpu::slots::reduce,
     &gpucore::gpu::slots::reduce_rows,
     &gpucore::gpu::slots::memory_info,
+    nullptr, // stream_native_handle (ABI 1.2)
+    nullptr, // pointer_device (ABI 1.2)
+    &gpucore::gpu::slots::copy_peer,
 };
 
 } // namespace

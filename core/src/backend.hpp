@@ -121,6 +121,16 @@ public:
     // failure: each is set aside for its stream's owner. Never throws. Holds the device's registry
     // lock meanwhile, so no stream can be destroyed under it.
     void synchronize_known_streams(int device) noexcept;
+    // Calls visit(stream) for every known stream of `device`, the internal one included, under the
+    // device's registry lock (no stream is destroyed meanwhile). `visit` may enqueue on the stream
+    // (record an event) but must not call back into this registry. Exceptions propagate.
+    template <class Visit>
+    void for_each_known_stream(int device, Visit&& visit) {
+        auto& s = state(device);
+        std::lock_guard<std::mutex> lock(s.mutex);
+        for (auto& entry : s.live_streams) visit(entry.first);
+        if (s.internal.handle != nullptr) visit(s.internal.handle);
+    }
     // Runs a blocking operation on the device's internal stream (created on first use): calls
     // enqueue(stream), then waits for it and throws Error(operation) for a failure of that work.
     // Blocking operations of several threads take turns, so each one receives its own failure.
