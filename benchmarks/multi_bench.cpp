@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -192,11 +193,24 @@ void split_work(const std::vector<gpucore::Device>& gpus, std::size_t n) {
                 one.add_ms / two.add_ms >= 1.9 ? "" : "  BELOW TARGET");
 }
 
+// `text` as a count: digits only (strtoull would wrap "-1" to 2^64 - 1), 4 to 2^36.
+std::size_t count(const std::string& text) {
+    std::size_t value = 0;
+    const bool digits = !text.empty() && text.size() <= 12 && text.find_first_not_of("0123456789") == std::string::npos;
+    if (digits) value = std::stoull(text);
+    if (!digits || value < 4 || value > (std::size_t{1} << 36)) {
+        throw std::invalid_argument("'" + text + "' is not a count from 4 to 2^36 "
+                                    "(usage: gpucore_multi_bench [copy bytes] [split elements])");
+    }
+    return value;
+}
+
 } // namespace
 
 int main(int argc, char** argv) try {
-    const std::size_t copy_bytes = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : std::size_t{1} << 30;
-    const std::size_t split_elements = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : std::size_t{1} << 30;
+    if (argc > 3) throw std::invalid_argument("usage: gpucore_multi_bench [copy bytes] [split elements]");
+    const std::size_t copy_bytes = argc > 1 ? count(argv[1]) : std::size_t{1} << 30;
+    const std::size_t split_elements = argc > 2 ? count(argv[2]) : std::size_t{1} << 30;
     const std::size_t words = copy_bytes / sizeof(std::uint32_t);
     std::vector<gpucore::Device> gpus;
     for (const gpucore::Device& d : gpucore::devices()) {

@@ -6,7 +6,7 @@
 //   mpirun -np 2 examples/mpi_reduce [elements]      (GPU_BACKEND=cuda: one GPU per rank)
 //
 // x[i] = i (as uint32, wrapping), so the sum is N(N-1)/2 mod 2^32, exact whatever the order of
-// the additions. Elements default to 2^30 on a GPU backend and 2^24 on the cpu backend.
+// the additions. Elements default to 2^30 on cuda and hip and 2^24 on other backends.
 #include <mpi.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -43,14 +44,25 @@ gpucore::Device device_for(int local_rank) {
     return same_backend[static_cast<std::size_t>(local_rank) % same_backend.size()];
 }
 
+// `text` as an element count: digits only (strtoull would wrap "-1" to 2^64 - 1), 1 to 2^36.
+std::uint64_t element_count(const std::string& text) {
+    std::uint64_t value = 0;
+    const bool digits = !text.empty() && text.size() <= 12 && text.find_first_not_of("0123456789") == std::string::npos;
+    if (digits) value = std::stoull(text);
+    if (!digits || value == 0 || value > (std::uint64_t{1} << 36)) {
+        throw std::invalid_argument("'" + text + "' is not an element count from 1 to 2^36 "
+                                    "(usage: mpirun -np R mpi_reduce [elements])");
+    }
+    return value;
+}
+
 int run(int argc, char** argv) {
     int rank = 0, ranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     const gpucore::Device device = device_for(node_local_rank());
-    const bool on_cpu = device.backend_name() == "cpu";
-    const std::uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10)
-                                     : (on_cpu ? std::uint64_t{1} << 24 : std::uint64_t{1} << 30);
+    const bool on_gpu = device.backend_name() == "cuda" || device.backend_name() == "hip";
+    const std::uint64_t n = argc > 1 ? element_count(argv[1]) : (on_gpu ? std::uint64_t{1} << 30 : std::uint64_t{1} << 24);
     // Shard r is [n*r/ranks, n*(r+1)/ranks): sizes differ by at most one element.
     const std::uint64_t begin = n * static_cast<std::uint64_t>(rank) / static_cast<std::uint64_t>(ranks);
     const std::uint64_t end = n * static_cast<std::uint64_t>(rank + 1) / static_cast<std::uint64_t>(ranks);
@@ -91,7 +103,7 @@ int run(int argc, char** argv) {
         const double gbps = static_cast<double>(n) * sizeof(std::uint32_t) / (best_ms * 1e6);
         std::cout << "[mpi_reduce] " << ranks << " rank(s), " << n << " uint32 in all: best of " << repetitions
                   << " " << best_ms << " ms (" << gbps << " GB/s, reduce + MPI_Allreduce), "
-                  << (all_ok ? "exact on every rank" : "WRONG on some rank") << "\n";
+                  << (all_ok ? "exact on every rank\nPASS" : "WRONG on some rank\nFAIL") << "\n";
     }
     return all_ok ? 0 : 1;
 }

@@ -3,7 +3,7 @@
 // backend (GPU_BACKEND; all GPUs of the node with cuda or hip), one stream per device, each device
 // working on its own contiguous shard; timed against the whole job on one device.
 //
-//   examples/multi_gpu [elements]      (default 2^30 on a GPU backend, 2^22 on the cpu backend)
+//   examples/multi_gpu [elements]      (default 2^30 on cuda and hip, 2^22 on other backends)
 //
 // Inputs with closed-form results, exact whatever the order of additions:
 //   x[i] = i as uint32 (wrapping):  sum = N(N-1)/2 mod 2^32
@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "gpucore/gpucore.hpp"
@@ -94,6 +96,18 @@ bool vector_add_is_exact(std::vector<std::unique_ptr<Shard>>& shards, const gpuc
     return true;
 }
 
+// `text` as an element count: digits only (strtoull would wrap "-1" to 2^64 - 1), 1 to 2^36.
+std::uint64_t element_count(const std::string& text) {
+    std::uint64_t value = 0;
+    const bool digits = !text.empty() && text.size() <= 12 && text.find_first_not_of("0123456789") == std::string::npos;
+    if (digits) value = std::stoull(text);
+    if (!digits || value == 0 || value > (std::uint64_t{1} << 36)) {
+        throw std::invalid_argument("'" + text + "' is not an element count from 1 to 2^36\n"
+                                    "usage: multi_gpu [elements]");
+    }
+    return value;
+}
+
 } // namespace
 
 int main(int argc, char** argv) try {
@@ -102,13 +116,14 @@ int main(int argc, char** argv) try {
     for (const gpucore::Device& d : gpucore::devices()) {
         if (d.backend_name() == selected.backend_name()) all.push_back(d);
     }
-    const bool on_cpu = selected.backend_name() == "cpu";
-    const std::uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10)
-                                     : (on_cpu ? std::uint64_t{1} << 22 : std::uint64_t{1} << 30);
+    const bool on_gpu = selected.backend_name() == "cuda" || selected.backend_name() == "hip";
+    if (argc > 2) throw std::invalid_argument("too many arguments\nusage: multi_gpu [elements]");
+    const std::uint64_t n = argc > 1 ? element_count(argv[1]) : (on_gpu ? std::uint64_t{1} << 30 : std::uint64_t{1} << 22);
     const std::uint64_t even = n % 2 == 0 ? n / 2 : n, other = n % 2 == 0 ? n - 1 : (n - 1) / 2;
     const auto expected_sum = static_cast<std::uint32_t>((even % (std::uint64_t{1} << 32)) * (other % (std::uint64_t{1} << 32)));
-    std::cout << "[multi_gpu] " << n << " elements over " << all.size() << " " << selected.backend_name()
-              << " device(s)\n";
+    std::cout << "[multi_gpu] " << n << " elements over " << all.size() << " device(s):";
+    for (const gpucore::Device& d : all) std::cout << " " << d.to_string();
+    std::cout << "\n";
 
     auto reduce_step = [](Shard& s) { gpucore::reduce(s.stream, s.x, s.partial, gpucore::ReduceOp::sum); };
     auto add_step = [](Shard& s) { gpucore::vector_add(s.stream, s.a, s.b, s.c); };
@@ -133,7 +148,7 @@ int main(int argc, char** argv) try {
               << " ms, speedup " << one_reduce / split_reduce << "x\n";
     std::cout << "  vector_add: 1 device " << one_add << " ms, " << all.size() << " device(s) " << split_add
               << " ms, speedup " << one_add / split_add << "x\n";
-    std::cout << (ok ? "  every result exact\n" : "  WRONG RESULT\n");
+    std::cout << (ok ? "PASS: every result exact\n" : "FAIL: wrong result\n");
     return ok ? 0 : 1;
 } catch (const std::exception& e) {
     std::cerr << "multi_gpu: " << e.what() << "\n";

@@ -199,8 +199,11 @@ void copy_device(const Allocation& dst, const Allocation& src, Stream* stream) {
     if (stream && between_devices) require_stream_on_either(*stream, dst.device(), src.device(), operation);
     else if (stream) require_stream_on(*stream, dst.device(), operation);
     if (dst.bytes() != src.bytes()) {
+        const std::string devices = between_devices ? "copy from " + src.device().to_string() + " to " +
+                                                          dst.device().to_string() + ": "
+                                                    : std::string();
         throw Error(ErrorCode::invalid_argument, operation, dst.device().backend_name(), dst.device().index(),
-                    "buffer sizes differ (destination: " + bytes_text(dst.bytes()) +
+                    devices + "buffer sizes differ (destination: " + bytes_text(dst.bytes()) +
                         ", source: " + bytes_text(src.bytes()) + ")");
     }
     if (between_devices) {

@@ -20,6 +20,7 @@ namespace {
 // Large enough that per-chunk overhead (an event wait, two enqueues) is noise at tens of GB/s,
 // small enough that the first and last chunk, which cannot overlap, cost little.
 constexpr std::size_t kDefaultChunkBytes = std::size_t{32} << 20;
+constexpr std::size_t kSmallestChunkBytes = 4096;
 // Chunks in flight: one being read from the source, one being written to the destination, and
 // one of slack so that neither link waits for the host to react.
 constexpr std::size_t kStagingDepth = 3;
@@ -85,7 +86,11 @@ void copy_staged(const Allocation& dst, const Allocation& src, const char* opera
     const bool stage_on_source = !memory_is_host_memory(reader_backend) || memory_is_host_memory(writer_backend);
     Backend& owner = stage_on_source ? reader_backend : writer_backend;
     const Device& owner_device = stage_on_source ? src.device() : dst.device();
-    const std::size_t chunk = std::min(staging_chunk_bytes(operation), bytes);
+    // A copy smaller than a chunk stages through a power of two at least its size, so the pool
+    // holds few distinct sizes whatever sizes are copied.
+    std::size_t fitting = kSmallestChunkBytes;
+    while (fitting < bytes && fitting < kDefaultChunkBytes) fitting *= 2;
+    const std::size_t chunk = std::min(staging_chunk_bytes(operation), std::max(fitting, bytes));
     const std::size_t chunks = bytes / chunk + (bytes % chunk != 0 ? 1 : 0);
     const std::size_t depth = std::min(kStagingDepth, chunks);
     // Declared before the streams: destroyed after them, once their work has finished.

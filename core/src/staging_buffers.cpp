@@ -10,8 +10,10 @@
 namespace gpucore::detail {
 namespace {
 
-// The pool keeps a few chunks per (backend, device, chunk size); more are freed on return.
+// The pool keeps a few chunks per (backend, device, chunk size), and no more than a bound in all;
+// more are freed on return.
 constexpr std::size_t kPooledChunksPerKey = 8;
+constexpr std::size_t kPooledBytes = std::size_t{512} << 20;
 
 class StagingPool {
 public:
@@ -22,6 +24,7 @@ public:
         if (free.empty()) return nullptr;
         void* chunk = free.back();
         free.pop_back();
+        pooled_bytes_ -= bytes;
         return chunk;
     }
 
@@ -31,8 +34,9 @@ public:
             std::lock_guard<std::mutex> lock(mutex_);
             forget_parents_chunks();
             auto& free = free_[Key{&backend, device, bytes}];
-            if (free.size() >= kPooledChunksPerKey) return false;
+            if (free.size() >= kPooledChunksPerKey || pooled_bytes_ + bytes > kPooledBytes) return false;
             free.push_back(chunk);
+            pooled_bytes_ += bytes;
             return true;
         } catch (...) {
             return false;
@@ -45,11 +49,13 @@ private:
     void forget_parents_chunks() {
         if (generation_ != process_generation()) {
             free_.clear();
+            pooled_bytes_ = 0;
             generation_ = process_generation();
         }
     }
     std::mutex mutex_;
     std::map<Key, std::vector<void*>> free_;
+    std::size_t pooled_bytes_ = 0;
     unsigned generation_ = process_generation();
 };
 

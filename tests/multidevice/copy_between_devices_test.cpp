@@ -223,7 +223,7 @@ TEST(CopyBetweenDevicesMisuse, SizesThatDifferAreRefusedBeforeAnythingMoves) {
     Buffer<float> on_cpu(cpu_device(), 5), on_template(template_device(), 6);
     const Error e = expect_error([&] { on_cpu.copy_from(on_template); }, ErrorCode::invalid_argument,
                                  "Buffer::copy_from");
-    EXPECT_NE(e.cause().find("buffer sizes differ (destination: 20 bytes, source: 24 bytes)"), std::string::npos);
+    EXPECT_EQ(e.cause(), "copy from template:0 to cpu:0: buffer sizes differ (destination: 20 bytes, source: 24 bytes)");
 }
 
 TEST(CopyBetweenDevicesMisuse, AStreamOfNeitherDeviceIsRefused) {
