@@ -207,7 +207,10 @@ void copy_device(const Allocation& dst, const Allocation& src, Stream* stream) {
                         ", source: " + bytes_text(src.bytes()) + ")");
     }
     if (between_devices) {
-        if (dst.bytes() != 0) copy_between_devices(dst, src, stream, operation);
+        if (dst.bytes() != 0) {
+            copy_between_devices({dst.device(), dst.data(), dst.bytes()}, {src.device(), src.data(), src.bytes()},
+                                 stream, operation);
+        }
         return;
     }
     if (dst.bytes() == 0 || dst.data() == src.data()) return; // nothing to do, or a copy onto itself

@@ -44,16 +44,16 @@ std::size_t staging_chunk_bytes(const char* operation) {
 // only the other side of the copy.
 bool memory_is_host_memory(const Backend& backend) { return backend.source() == "built-in"; }
 
-void copy_peer(const Allocation& dst, const Allocation& src, Stream* stream, const char* operation) {
-    Backend& backend = *Access::backend(dst.device());
-    const int to = Access::index(dst.device());
-    const int from = Access::index(src.device());
+void copy_peer(const DeviceRange& dst, const DeviceRange& src, Stream* stream, const char* operation) {
+    Backend& backend = *Access::backend(dst.device);
+    const int to = Access::index(dst.device);
+    const int from = Access::index(src.device);
     const auto slot = backend.api().copy_peer;
     if (stream != nullptr) {
         const int stream_device = Access::index(Access::device(*stream));
         const DeviceWork other_side(backend, stream_device == to ? from : to, operation);
         other_side.order_before(Access::handle(*stream), stream_device, operation);
-        backend.call(operation, stream_device, slot, dst.data(), to, src.data(), from, dst.bytes(),
+        backend.call(operation, stream_device, slot, dst.data, to, src.data, from, dst.bytes,
                      Access::handle(*stream));
         return;
     }
@@ -63,7 +63,7 @@ void copy_peer(const Allocation& dst, const Allocation& src, Stream* stream, con
     backend.run_blocking(to, operation, [&](gpucore_stream internal) {
         source_side.order_before(internal, to, operation);
         destination_side.order_before(internal, to, operation);
-        backend.call(operation, to, slot, dst.data(), to, src.data(), from, dst.bytes(), internal);
+        backend.call(operation, to, slot, dst.data, to, src.data, from, dst.bytes, internal);
     });
 }
 
@@ -72,12 +72,12 @@ void finish(Backend& backend, const Stream& stream, const char* operation) {
     backend.synchronize_stream(Access::index(Access::device(stream)), Access::handle(stream), operation);
 }
 
-void copy_staged(const Allocation& dst, const Allocation& src, const char* operation) {
-    Backend& reader_backend = *Access::backend(src.device());
-    Backend& writer_backend = *Access::backend(dst.device());
-    const int from = Access::index(src.device());
-    const int to = Access::index(dst.device());
-    const std::size_t bytes = dst.bytes();
+void copy_staged(const DeviceRange& dst, const DeviceRange& src, const char* operation) {
+    Backend& reader_backend = *Access::backend(src.device);
+    Backend& writer_backend = *Access::backend(dst.device);
+    const int from = Access::index(src.device);
+    const int to = Access::index(dst.device);
+    const std::size_t bytes = dst.bytes;
 
     const DeviceWork source_side(reader_backend, from, operation);
     const DeviceWork destination_side(writer_backend, to, operation);
@@ -85,7 +85,7 @@ void copy_staged(const Allocation& dst, const Allocation& src, const char* opera
     // Pinned memory of the side that moves data over a link; the source's when both do.
     const bool stage_on_source = !memory_is_host_memory(reader_backend) || memory_is_host_memory(writer_backend);
     Backend& owner = stage_on_source ? reader_backend : writer_backend;
-    const Device& owner_device = stage_on_source ? src.device() : dst.device();
+    const Device& owner_device = stage_on_source ? src.device : dst.device;
     // A copy smaller than a chunk stages through a power of two at least its size, so the pool
     // holds few distinct sizes whatever sizes are copied.
     std::size_t fitting = kSmallestChunkBytes;
@@ -96,19 +96,19 @@ void copy_staged(const Allocation& dst, const Allocation& src, const char* opera
     // Declared before the streams: destroyed after them, once their work has finished.
     const StagingBuffers staging(owner, Access::index(owner_device), chunk, depth, operation);
 
-    Stream reader(src.device());
-    Stream writer(dst.device());
+    Stream reader(src.device);
+    Stream writer(dst.device);
     std::vector<Event> read;    // read[slot]: the source's copy into staging chunk `slot` ended
     std::vector<Event> written; // written[slot]: the destination's copy out of it ended
     for (std::size_t i = 0; i < depth; ++i) {
-        read.emplace_back(src.device());
-        written.emplace_back(dst.device());
+        read.emplace_back(src.device);
+        written.emplace_back(dst.device);
     }
     source_side.order_before(Access::handle(reader), from, operation);
     destination_side.order_before(Access::handle(writer), to, operation);
 
-    const auto* source = static_cast<const unsigned char*>(src.data());
-    auto* destination = static_cast<unsigned char*>(dst.data());
+    const auto* source = static_cast<const unsigned char*>(src.data);
+    auto* destination = static_cast<unsigned char*>(dst.data);
     auto length_of = [&](std::size_t k) { return std::min(chunk, bytes - k * chunk); };
     std::size_t next_read = 0;
     for (std::size_t k = 0; k < chunks; ++k) {
@@ -150,17 +150,17 @@ void copy_staged(const Allocation& dst, const Allocation& src, const char* opera
 
 } // namespace
 
-void copy_between_devices(const Allocation& dst, const Allocation& src, Stream* stream, const char* operation) {
+void copy_between_devices(const DeviceRange& dst, const DeviceRange& src, Stream* stream, const char* operation) {
     try {
-        const bool same_backend = Access::backend(dst.device()) == Access::backend(src.device());
-        if (same_backend && Access::backend(dst.device())->api().copy_peer != nullptr) {
+        const bool same_backend = Access::backend(dst.device) == Access::backend(src.device);
+        if (same_backend && Access::backend(dst.device)->api().copy_peer != nullptr) {
             copy_peer(dst, src, stream, operation);
         } else {
             copy_staged(dst, src, operation);
         }
     } catch (const Error& e) {
         throw Error(e.code(), operation, e.backend(), e.device(),
-                    "copy from " + src.device().to_string() + " to " + dst.device().to_string() + ": " + e.cause());
+                    "copy from " + src.device.to_string() + " to " + dst.device.to_string() + ": " + e.cause());
     }
 }
 
