@@ -110,6 +110,30 @@ TEST_P(CopyBetweenDevices, StagingChunksThatSplitElementsCoverEveryByte) {
     }
 }
 
+// A bad staging chunk size is an error only where a copy is staged: between backends, and within
+// the template backend, whose plugin has no peer-copy slot. Within cuda, hip and the simt plugins
+// the copy is one peer copy and never reads it.
+TEST_P(CopyBetweenDevices, PeerCopiesWithinABackendAreNotStaged) {
+    const bool peer = source().backend_name() == destination().backend_name() && source().backend_name() != "template";
+    const std::vector<std::uint32_t> expected = random_words(33, 3);
+    Buffer<std::uint32_t> from(source(), expected.size()), to(destination(), expected.size());
+    from.copy_from_host(expected);
+    to.fill(kPoison);
+    ::setenv("GPUCORE_STAGING_CHUNK_BYTES", "0", 1);
+    bool staged = false;
+    try {
+        to.copy_from(from);
+    } catch (const Error& e) {
+        staged = e.cause().find("GPUCORE_STAGING_CHUNK_BYTES='0'") != std::string::npos;
+        if (!staged) ADD_FAILURE() << e.what();
+    }
+    ::unsetenv("GPUCORE_STAGING_CHUNK_BYTES");
+    EXPECT_EQ(staged, !peer);
+    if (peer) {
+        EXPECT_EQ(to.to_vector(), expected);
+    }
+}
+
 TEST_P(CopyBetweenDevices, EmptyBuffersCopyNothing) {
     Buffer<float> from(source(), 0), to(destination(), 0);
     EXPECT_NO_THROW(to.copy_from(from));
