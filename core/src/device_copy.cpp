@@ -2,8 +2,6 @@
 #include "device_copy.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <optional>
 #include <utility>
 #include <string>
@@ -28,16 +26,19 @@ constexpr std::size_t kStagingDepth = 3;
 std::size_t staging_chunk_bytes(const char* operation) {
     const auto text = environment_variable(env_staging_chunk_bytes);
     if (!text || text->empty()) return kDefaultChunkBytes;
-    errno = 0;
-    char* end = nullptr;
-    const unsigned long long value = std::strtoull(text->c_str(), &end, 10);
-    if (errno != 0 || *end != '\0' || value == 0 || (*text)[0] == '-' ||
-        value > static_cast<unsigned long long>(std::size_t{1} << 40)) {
+    constexpr std::size_t most = std::size_t{1} << 40;
+    std::size_t value = 0;
+    bool valid = true;
+    for (const char ch : *text) { // digits only: no sign, space or suffix, and no wrap-around
+        valid = valid && ch >= '0' && ch <= '9' && value <= most;
+        if (valid) value = value * 10 + static_cast<std::size_t>(ch - '0');
+    }
+    if (!valid || value == 0 || value > most) {
         throw Error(ErrorCode::invalid_argument, operation, "", -1,
                     std::string(env_staging_chunk_bytes) + "='" + *text +
                         "' is not a number of bytes from 1 to 2^40");
     }
-    return static_cast<std::size_t>(value);
+    return value;
 }
 
 // The built-in cpu backend's memory is ordinary host memory: page-locking staging memory helps
