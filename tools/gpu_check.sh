@@ -10,7 +10,11 @@
 #
 #   tools/gpu_check.sh <report-dir> [step...]
 #
-# Steps (default: all, in this order): env build test stress sanitize profile bench ladder
+# Steps (default: all, in this order): env build test stress sanitize profile bench ladder multi
+#   multi: copies between devices and work split over GPUs: gpucore_multi_bench, the device-pair
+#   tests (gpucore_multidevice_tests, then memcheck over their cuda pairs), examples/multi_gpu and
+#   examples/mpi_reduce with 1 and 2 ranks (GPU_BACKEND=cuda; one GPU per rank). On one GPU the
+#   parts that need two say they skipped.
 # Environment: GPUCORE_CUDA_ARCH (default 90), GPUCORE_GPU_BUILD_DIR (default build-gpucheck),
 #   GPUCORE_CHECK_JOBS (default nproc), GPUCORE_SANITIZER_TIMEOUT (seconds per compute-sanitizer
 #   run, 900), GPUCORE_PROFILE_TIMEOUT (seconds per ncu run, 600),
@@ -28,12 +32,12 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 if [ $# -lt 1 ]; then
-  echo "usage: $0 <report-dir> [env|build|test|stress|sanitize|profile|bench|ladder ...]" >&2
+  echo "usage: $0 <report-dir> [env|build|test|stress|sanitize|profile|bench|ladder|multi ...]" >&2
   exit 2
 fi
 REPORT=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
-STEPS=${*:-env build test stress sanitize profile bench ladder}
+STEPS=${*:-env build test stress sanitize profile bench ladder multi}
 ARCH=${GPUCORE_CUDA_ARCH:-90}
 BUILD=${GPUCORE_GPU_BUILD_DIR:-build-gpucheck}
 JOBS=${GPUCORE_CHECK_JOBS:-$(nproc)}
@@ -229,6 +233,27 @@ if has_step ladder; then
     if python3 -c 'import matplotlib' 2>/dev/null; then
       run ladder_plot python3 benchmarks/plot_ladder.py "$REPORT/ladder.json" --png "$REPORT/ladder.png"
     fi
+  fi
+fi
+
+if has_step multi; then
+  run multi_bench "$BIN/gpucore_multi_bench"
+  grep -E "ratio|speedup|skipped|exact|WRONG|peer access" "$LOGS/multi_bench.log" | sed 's/^/   /' | tee -a "$REPORT/report.txt"
+  run multidevice_tests "$BIN/gpucore_multidevice_tests"
+  report_lines multidevice_tests "$GTEST_LINES"
+  run multidevice_memcheck timeout "$SAN_TIMEOUT" "$SANITIZER" --tool memcheck --error-exitcode 17 \
+    "$BIN/gpucore_multidevice_tests" --gtest_filter='*cuda*:-*Large*'
+  report_lines multidevice_memcheck "$SANITIZER_LINES"
+  GPU_BACKEND=cuda run multi_gpu "$BIN/examples/multi_gpu"
+  tail -5 "$LOGS/multi_gpu.log" | sed 's/^/   /' | tee -a "$REPORT/report.txt"
+  if [ -x "$BIN/examples/mpi_reduce" ] && command -v mpirun >/dev/null; then
+    MPI_FLAGS=()
+    [ "$(id -u)" -eq 0 ] && MPI_FLAGS+=(--allow-run-as-root)
+    GPU_BACKEND=cuda run mpi_reduce_1 mpirun "${MPI_FLAGS[@]}" -np 1 "$BIN/examples/mpi_reduce"
+    GPU_BACKEND=cuda run mpi_reduce_2 mpirun "${MPI_FLAGS[@]}" -np 2 "$BIN/examples/mpi_reduce"
+    grep -h "mpi_reduce\]" "$LOGS/mpi_reduce_1.log" "$LOGS/mpi_reduce_2.log" | sed 's/^/   /' | tee -a "$REPORT/report.txt"
+  else
+    echo "   mpi_reduce skipped: not built (no MPI found) or no mpirun" | tee -a "$REPORT/report.txt"
   fi
 fi
 

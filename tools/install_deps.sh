@@ -16,6 +16,7 @@ packages=(
   python3 python3-numpy       # numpy peers for the CPU benchmark
   doxygen                     # the API reference (`docs` target; its warnings fail CI)
   dpkg-dev                    # cpack -G DEB: dpkg-shlibdeps computes the packages' Depends
+  libopenmpi-dev openmpi-bin  # examples/mpi_reduce and its 2-rank test
 )
 if [ "${GPUCORE_WITH_HIP:-1}" = 1 ]; then
   packages+=(hipcc libamdhip64-dev)  # HIP plugin (ROCm 5.2.3); no AMD GPU needed to build it

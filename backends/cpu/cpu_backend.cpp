@@ -218,6 +218,12 @@ gpucore_status copy(void* dst, const void* src, std::size_t bytes, gpucore_copy_
     });
 }
 
+// One device: a copy "between devices" is a copy within it.
+gpucore_status copy_peer(void* dst, int, const void* src, int, std::size_t bytes, gpucore_stream stream,
+                         gpucore_message* msg) {
+    return copy(dst, src, bytes, GPUCORE_COPY_DEVICE_TO_DEVICE, stream, msg);
+}
+
 gpucore_status fill(void* dst, const void* value, std::size_t element_size, std::size_t count,
                     gpucore_stream stream, gpucore_message* msg) {
     return guarded(msg, [&] {
@@ -304,6 +310,7 @@ gpucore_plugin_api make_table() {
     t.reduce_rows = reduce_rows_slot;
     t.memory_info = memory_info;
     t.stream_native_handle = stream_native_handle;
+    t.copy_peer = copy_peer;
     return t;
 }
 

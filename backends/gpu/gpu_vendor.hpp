@@ -98,6 +98,10 @@ using gpuFuncAttributes = simtFuncAttributes;
 #define gpuMemGetInfo simtMemGetInfo
 #define gpuMemcpyAsync simtMemcpyAsync
 #define gpuMemcpyDefault simtMemcpyDefault
+#define gpuMemcpyPeerAsync simtMemcpyPeerAsync
+#define gpuDeviceCanAccessPeer simtDeviceCanAccessPeer
+#define gpuDeviceEnablePeerAccess simtDeviceEnablePeerAccess
+#define gpuErrorPeerAccessAlreadyEnabled simtErrorPeerAccessAlreadyEnabled
 #define gpuMemset simtMemset
 #define gpuMemsetAsync simtMemsetAsync
 #define gpuStreamCreateWithFlags simtStreamCreateWithFlags
@@ -158,6 +162,10 @@ using gpuFuncAttributes = hipFuncAttributes;
 #define gpuMemGetInfo hipMemGetInfo
 #define gpuMemcpyAsync hipMemcpyAsync
 #define gpuMemcpyDefault hipMemcpyDefault
+#define gpuMemcpyPeerAsync hipMemcpyPeerAsync
+#define gpuDeviceCanAccessPeer hipDeviceCanAccessPeer
+#define gpuDeviceEnablePeerAccess hipDeviceEnablePeerAccess
+#define gpuErrorPeerAccessAlreadyEnabled hipErrorPeerAccessAlreadyEnabled
 #define gpuMemset hipMemset
 #define gpuMemsetAsync hipMemsetAsync
 #define gpuStreamCreateWithFlags hipStreamCreateWithFlags
@@ -217,6 +225,10 @@ using gpuFuncAttributes = cudaFuncAttributes;
 #define gpuMemGetInfo cudaMemGetInfo
 #define gpuMemcpyAsync cudaMemcpyAsync
 #define gpuMemcpyDefault cudaMemcpyDefault
+#define gpuMemcpyPeerAsync cudaMemcpyPeerAsync
+#define gpuDeviceCanAccessPeer cudaDeviceCanAccessPeer
+#define gpuDeviceEnablePeerAccess cudaDeviceEnablePeerAccess
+#define gpuErrorPeerAccessAlreadyEnabled cudaErrorPeerAccessAlreadyEnabled
 #define gpuMemset cudaMemset
 #define gpuMemsetAsync cudaMemsetAsync
 #define gpuStreamCreateWithFlags cudaStreamCreateWithFlags

@@ -39,6 +39,8 @@ const gpucore_plugin_api kTable = {
     &gpucore::gpu::slots::reduce_rows,
     &gpucore::gpu::slots::memory_info,
     &gpucore::gpu::slots::stream_native_handle,
+    nullptr, // pointer_device (ABI 1.2)
+    &gpucore::gpu::slots::copy_peer,
 };
 
 } // namespace

@@ -25,6 +25,10 @@ gpucore_status fill(void* dst, const void* value, size_t element_size, size_t co
 gpucore_status memory_info(int device, uint64_t* free_bytes, uint64_t* total_bytes,
                            gpucore_message* msg);
 
+// slots_peer.cpp
+gpucore_status copy_peer(void* dst, int dst_device, const void* src, int src_device, size_t bytes,
+                         gpucore_stream stream, gpucore_message* msg);
+
 // slots_streams.cpp
 gpucore_status stream_create(int device, gpucore_stream* stream, gpucore_message* msg);
 gpucore_status stream_destroy(gpucore_stream stream, gpucore_message* msg);

@@ -21,6 +21,7 @@ set(GPUCORE_GPU_HOST_SOURCES
   ${GPUCORE_GPU_DIR}/plugin_state.cpp
   ${GPUCORE_GPU_DIR}/slots_devices.cpp
   ${GPUCORE_GPU_DIR}/slots_memory.cpp
+  ${GPUCORE_GPU_DIR}/slots_peer.cpp
   ${GPUCORE_GPU_DIR}/slots_streams.cpp
   ${GPUCORE_GPU_DIR}/slots_ops.cpp)
 set(GPUCORE_GPU_ENTRY_SOURCE ${GPUCORE_GPU_DIR}/plugin_entry.cpp)

@@ -59,6 +59,7 @@ const char* simtGetErrorName(simtError_t err) noexcept {
     case simtErrorLaunchFailure: return "simtErrorLaunchFailure";
     case simtErrorNoDevice: return "simtErrorNoDevice";
     case simtErrorNotSupported: return "simtErrorNotSupported";
+    case simtErrorPeerAccessAlreadyEnabled: return "simtErrorPeerAccessAlreadyEnabled";
     }
     return "simtErrorUnknown";
 }
@@ -79,6 +80,7 @@ const char* simtGetErrorString(simtError_t err) noexcept {
     }
     case simtErrorNoDevice: return "no device";
     case simtErrorNotSupported: return "operation not supported";
+    case simtErrorPeerAccessAlreadyEnabled: return "peer access is already enabled";
     }
     return "unknown error";
 }

@@ -127,6 +127,16 @@ simtError_t simtMemcpyAsync(void* dst, const void* src, std::size_t bytes, simtM
     return simtSuccess;
 }
 
+simtError_t simtMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes,
+                                simtStream_t stream) noexcept {
+    int count = 0;
+    (void)simtGetDeviceCount(&count);
+    if (dst_device < 0 || dst_device >= count || src_device < 0 || src_device >= count) {
+        return record(simtErrorInvalidDevice);
+    }
+    return simtMemcpyAsync(dst, src, bytes, simtMemcpyDefault, stream);
+}
+
 simtError_t simtMemset(void* dst, int value, std::size_t bytes) noexcept {
     if (faulted()) return record(simtErrorLaunchFailure);
     if (bytes != 0 && dst == nullptr) return record(simtErrorInvalidValue);

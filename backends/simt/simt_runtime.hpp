@@ -50,6 +50,7 @@ enum simtError_t : int {
     simtErrorLaunchFailure = 7, // a kernel fault: sticky until simtDeviceReset
     simtErrorNoDevice = 8,
     simtErrorNotSupported = 9,
+    simtErrorPeerAccessAlreadyEnabled = 10,
 };
 
 enum simtDeviceAttr {
@@ -87,11 +88,17 @@ const char* simtGetErrorString(simtError_t err) noexcept;
 simtError_t simtGetLastError() noexcept;
 simtError_t simtRuntimeGetVersion(int* version) noexcept;
 simtError_t simtDriverGetVersion(int* version) noexcept;
+// 1, or GPUCORE_SIMT_DEVICE_COUNT (1 to 8) when set: the tests of copies between devices of one
+// backend run on several simt devices. They share the host's memory and the worker threads.
 simtError_t simtGetDeviceCount(int* count) noexcept;
 simtError_t simtGetDevice(int* device) noexcept;
 simtError_t simtSetDevice(int device) noexcept;
 simtError_t simtGetDeviceProperties(simtDeviceProp* props, int device) noexcept;
 simtError_t simtDeviceGetAttribute(int* value, simtDeviceAttr attr, int device) noexcept;
+// Every pair of distinct simt devices can access each other's memory (it is all host memory).
+simtError_t simtDeviceCanAccessPeer(int* can_access, int device, int peer) noexcept;
+// Enables the current device's access to `peer`; simtErrorPeerAccessAlreadyEnabled the second time.
+simtError_t simtDeviceEnablePeerAccess(int peer, unsigned int flags) noexcept;
 // Clears a sticky kernel fault (tests of the fault detection run several faults in one process).
 simtError_t simtDeviceReset() noexcept;
 
@@ -106,6 +113,9 @@ simtError_t simtMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) no
 // as the GPU runtimes do for pageable memory.
 simtError_t simtMemcpyAsync(void* dst, const void* src, std::size_t bytes, simtMemcpyKind kind,
                             simtStream_t stream) noexcept;
+// A copy between allocations of two devices: queued on the stream as simtMemcpyAsync queues it.
+simtError_t simtMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, std::size_t bytes,
+                                simtStream_t stream) noexcept;
 simtError_t simtMemset(void* dst, int value, std::size_t bytes) noexcept;
 simtError_t simtMemsetAsync(void* dst, int value, std::size_t bytes, simtStream_t stream) noexcept;
 

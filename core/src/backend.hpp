@@ -162,6 +162,16 @@ public:
     // for them, without waiting on the host. Streams with no new work since the last blocking call
     // are skipped.
     void order_after_other_streams(int device, gpucore_stream target, const char* operation);
+    // Calls visit(stream) for every known stream of `device`, the internal one included, under the
+    // device's registry lock (no stream is destroyed meanwhile). `visit` may enqueue on the stream
+    // (record an event) but must not call back into this registry. Exceptions propagate.
+    template <class Visit>
+    void for_each_known_stream(int device, Visit&& visit) {
+        auto& s = state(device);
+        std::lock_guard<std::mutex> lock(s.mutex);
+        for (auto& entry : s.live_streams) visit(entry.first);
+        if (s.internal.handle != nullptr) visit(s.internal.handle);
+    }
     // Runs a blocking operation on the device's internal stream (created on first use): orders the
     // internal stream after the work enqueued so far on every stream of the device (the legacy
     // default stream's rule), calls enqueue(stream), then waits for the internal stream only and

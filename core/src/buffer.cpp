@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "access.hpp"
+#include "device_copy.hpp"
 #include "logging.hpp"
 #include "process_fork.hpp"
 
@@ -40,6 +41,17 @@ void require_stream_on(const Stream& stream, const Device& device, const char* o
                     Access::index(device),
                     "the buffer is on " + device.to_string() + " but the stream is on " +
                         stream_device.to_string());
+    }
+}
+
+// For a copy between two devices: the stream may belong to either.
+void require_stream_on_either(const Stream& stream, const Device& dst, const Device& src, const char* operation) {
+    require_valid(stream, operation);
+    const Device& stream_device = Access::device(stream);
+    if (stream_device != dst && stream_device != src) {
+        throw Error(ErrorCode::invalid_argument, operation, Access::backend(dst)->name(), Access::index(dst),
+                    "the destination is on " + dst.to_string() + " and the source on " + src.to_string() +
+                        " but the stream is on " + stream_device.to_string());
     }
 }
 
@@ -184,16 +196,23 @@ void copy_device(const Allocation& dst, const Allocation& src, Stream* stream) {
     const char* operation = stream ? "Buffer::copy_from_async" : "Buffer::copy_from";
     require_buffer(dst, "the destination", operation);
     require_buffer(src, "the source", operation);
-    if (dst.device() != src.device()) {
-        throw Error(ErrorCode::invalid_argument, operation, dst.device().backend_name(), dst.device().index(),
-                    "the destination is on " + dst.device().to_string() + " but the source is on " +
-                        src.device().to_string() + " (copy through the host between devices)");
-    }
-    if (stream) require_stream_on(*stream, dst.device(), operation);
+    const bool between_devices = dst.device() != src.device();
+    if (stream && between_devices) require_stream_on_either(*stream, dst.device(), src.device(), operation);
+    else if (stream) require_stream_on(*stream, dst.device(), operation);
     if (dst.bytes() != src.bytes()) {
+        const std::string devices = between_devices ? "copy from " + src.device().to_string() + " to " +
+                                                          dst.device().to_string() + ": "
+                                                    : std::string();
         throw Error(ErrorCode::invalid_argument, operation, dst.device().backend_name(), dst.device().index(),
-                    "buffer sizes differ (destination: " + bytes_text(dst.bytes()) +
+                    devices + "buffer sizes differ (destination: " + bytes_text(dst.bytes()) +
                         ", source: " + bytes_text(src.bytes()) + ")");
+    }
+    if (between_devices) {
+        if (dst.bytes() != 0) {
+            copy_between_devices({dst.device(), dst.data(), dst.bytes()}, {src.device(), src.data(), src.bytes()},
+                                 stream, operation);
+        }
+        return;
     }
     if (dst.bytes() == 0 || dst.data() == src.data()) return; // nothing to do, or a copy onto itself
     run_copy(dst, dst.data(), src.data(), dst.bytes(), GPUCORE_COPY_DEVICE_TO_DEVICE, stream, operation);

@@ -11,6 +11,7 @@ inline constexpr const char* env_backend = "GPU_BACKEND";
 inline constexpr const char* env_plugin_path = "GPUCORE_PLUGIN_PATH";
 inline constexpr const char* env_log_level = "GPUCORE_LOG_LEVEL";
 inline constexpr const char* env_allow_insecure_plugins = "GPUCORE_ALLOW_INSECURE_PLUGINS";
+inline constexpr const char* env_staging_chunk_bytes = "GPUCORE_STAGING_CHUNK_BYTES";
 
 // The variable's value, or nullopt when unset. Uses secure_getenv, so a setuid/setgid program
 // sees every variable as unset (nobody can steer it into loading their plugin). Thread-safe as

@@ -317,6 +317,9 @@ const gpucore_plugin_api g_table = {
     tpl_reduce,
     tpl_reduce_rows,
     nullptr, // memory_info (ABI 1.1): optional slots may stay NULL; the core reports not_supported
+    nullptr, // stream_native_handle (ABI 1.2)
+    nullptr, // pointer_device (ABI 1.2)
+    nullptr, // copy_peer (ABI 1.2): one device; copies to other backends are staged by the core
 };
 
 } // namespace

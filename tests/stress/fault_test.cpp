@@ -134,6 +134,18 @@ TEST(FailingPlugin, DeviceLostMidStreamIsADeviceErrorEverywhereWhileCpuKeepsWork
         expect_error([&] { Event another(failing); }, ErrorCode::device_error, "Event::Event");
         expect_error([&] { event.record(stream); }, ErrorCode::device_error, "Event::record");
         expect_error([&] { (void)stream.query(); }, ErrorCode::device_error, "Stream::query");
+        // Copies between the lost device and a working one, either way, name both devices.
+        Buffer<float> on_cpu(cpu, n);
+        on_cpu.fill(1.0f);
+        const Error from_lost = expect_error([&] { on_cpu.copy_from(c); }, ErrorCode::device_error, "Buffer::copy_from");
+        EXPECT_THAT(from_lost.cause(), HasSubstr("copy from failing:0 to cpu:0: "));
+        EXPECT_THAT(from_lost.cause(), HasSubstr("device lost"));
+        const Error to_lost = expect_error([&] { c.copy_from(on_cpu); }, ErrorCode::device_error, "Buffer::copy_from");
+        EXPECT_THAT(to_lost.cause(), HasSubstr("copy from cpu:0 to failing:0: "));
+        Stream on_cpu_stream(cpu);
+        expect_error([&] { on_cpu.copy_from_async(on_cpu_stream, c); }, ErrorCode::device_error,
+                     "Buffer::copy_from_async");
+        EXPECT_EQ(on_cpu.to_vector(), std::vector<float>(n, 1.0f)); // left untouched
         // Leaving the scope frees a, b, c and destroys the event and the stream on the lost device:
         // each failure is logged, none escapes a destructor, and the plugin still frees the memory.
     }

@@ -115,5 +115,22 @@ TEST(CpuTable, RejectsUnknownEnumsAtOnce) {
     stream.sync(); // nothing was queued by the rejected calls
 }
 
+TEST(CpuTable, PeerCopyWithinItsOneDeviceIsQueuedOnTheStream) {
+    const std::size_t n = 100003; // odd
+    DeviceArray<std::uint32_t> from(n), to(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        from[i] = static_cast<std::uint32_t>(i * 2654435761u);
+        to[i] = 0xDEADBEEFu;
+    }
+    TableStream stream;
+    gpucore_message msg{};
+    ASSERT_EQ(table().copy_peer(to.data(), 0, from.data(), 0, n * sizeof(std::uint32_t), stream.get(), &msg),
+              GPUCORE_OK)
+        << msg.text;
+    ASSERT_EQ(table().copy_peer(to.data(), 0, from.data(), 0, 0, stream.get(), &msg), GPUCORE_OK) << msg.text;
+    stream.sync();
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(to[i], static_cast<std::uint32_t>(i * 2654435761u)) << i;
+}
+
 } // namespace
 } // namespace gpucore::cpu::test

@@ -121,7 +121,13 @@ public:
         return out;
     }
 
-    // Device-to-device copy from a buffer of the same length on the same device.
+    // Copy from a buffer of the same length on any device, of this backend or another.
+    // Between two devices of one backend whose plugin copies peer-to-peer (cuda, hip, cpu), the
+    // async form stays on `stream` (a stream of either device) and is also ordered after the work
+    // queued so far on the other device. Otherwise (between backends, or a plugin without peer
+    // copies) the copy is staged through pinned host memory in chunks, ordered after the work
+    // queued so far on both devices, and both forms return when it is done.
+    // GPUCORE_STAGING_CHUNK_BYTES sets the staging chunk size (default 32 MiB).
     void copy_from(const Buffer& src) { detail::copy_device(alloc_, src.alloc_, nullptr); }
     void copy_from_async(Stream& stream, const Buffer& src) {
         detail::copy_device(alloc_, src.alloc_, &stream);

@@ -276,7 +276,9 @@ typedef struct gpucore_plugin_api {
     /* Copies `bytes` (may be 0) from `src` on `src_device` to `dst` on `dst_device`, two devices
      * of this plugin (they may be the same), asynchronously on `stream`, a stream of either
      * device. Peer-to-peer where the devices can reach each other, staged by the plugin
-     * otherwise. The core orders the copy after the source's queued work before calling. */
+     * otherwise. The core orders the copy after the source's queued work before calling, with
+     * stream_wait_event on `stream` and events recorded on the other device's streams: a plugin
+     * that implements copy_peer accepts there an event of any of its devices (as CUDA and HIP do). */
     gpucore_status (*copy_peer)(void* dst, int dst_device, const void* src, int src_device,
                                 size_t bytes, gpucore_stream stream, gpucore_message* msg);
 } gpucore_plugin_api;
