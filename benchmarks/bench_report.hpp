@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Results of the CUDA benchmark: measured cases (gpucore beside a peer), target checks (the
-// issue's table), sweep points (for the plot); printed as tables and written as JSON.
+// targets' table), sweep points (for the plot); printed as tables and written as JSON.
 #pragma once
 
 #include <cstdio>
@@ -26,7 +26,7 @@ struct CaseResult {
 };
 
 struct TargetResult {
-    std::string target;    // the row
+    std::string target;    // the target's row
     std::string measure;   // what the ratio is
     double ratio = 0;
     double goal = 0;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CUDA benchmark of issue 3: gpucore (through the public API and the loaded cuda plugin) timed
+// The CUDA benchmark: gpucore (through the public API and the loaded cuda plugin) timed
 // beside its peers in the same run on the same device: cudaMemcpy D2D, thrust::transform,
 // cub::DeviceReduce::Sum (f16/bf16: cub::DeviceReduce::TransformReduce with a float accumulator),
 // cub::DeviceSegmentedReduce::Sum. Medians of event-timed repeats after
@@ -11,7 +11,7 @@
 //
 //   gpucore_cuda_bench [--json FILE] [--reps N] [--quick] [--tune]
 //
-// --quick: the issue's table only (no f64/i32/u32 rows, no sweep), for short runs.
+// --quick: the targets' table only (no f64/i32/u32 rows, no sweep), for short runs.
 // --tune: also time the kernel templates with other tuning values (bench_tuning.cuh).
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -493,7 +493,7 @@ private:
     Report report_;
 };
 
-// Ratios of one dtype's run of the issue's table, keyed by row.
+// Ratios of one dtype's run of the targets' table, keyed by row.
 using Ratios = std::map<std::string, double>;
 
 template <class T>

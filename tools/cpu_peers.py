@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Times numpy peers for the CPU backend's speed targets and prints one JSON object.
 
-The targets (issue 2) compare gpucore's CPU backend, in the same run on the same machine, with:
+The CPU speed targets compare gpucore's CPU backend, in the same run on the same machine, with:
   reduce sum:  numpy's  a.sum()                      (pairwise, one thread)
   transpose:   numpy's  np.copyto(out, m.T)
   vector_add:  numpy's  np.add(a, b, out=c)          (for reference; the target's peer is an

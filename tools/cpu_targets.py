@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
-"""Checks issue 2's CPU speed targets in one run: `gpucore bench` on the cpu backend and the numpy
+"""Checks the CPU speed targets in one run: `gpucore bench` on the cpu backend and the numpy
 peers (tools/cpu_peers.py) on the same machine, one after the other, then prints the ratios.
 
   vector_add f32 2^26       >= 1.0x a plain OpenMP loop   (the peer runs inside `gpucore bench`)

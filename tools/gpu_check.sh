@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The GPU machine's one command (issue 3): from a clean checkout on a machine with an NVIDIA GPU,
+# The GPU machine's one command: from a clean checkout on a machine with an NVIDIA GPU,
 # configure and build (Release), run ctest, run the stress tests on the cuda device (the 100,000-
 # cycle soak, then compute-sanitizer memcheck over the concurrency, bulk, soak and out-of-memory
 # tests), run compute-sanitizer memcheck / racecheck / synccheck / initcheck over the conformance

@@ -93,8 +93,7 @@ void vector_add_typed(const T* a, const T* b, T* c, std::size_t n) {
         auto span = &add_span_float16<T>;
 #if defined(GPUCORE_CPU_HAS_F16C_PATH)
         if constexpr (std::is_same_v<T, half>) {
-            static const bool has_f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-            if (has_f16c) span = &add_span_half_f16c;
+            if (f16c_enabled()) span = &add_span_half_f16c;
         }
 #endif
         parallel_blocks(n, sizeof(T), traffic, [=](std::size_t begin, std::size_t end) {

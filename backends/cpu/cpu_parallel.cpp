@@ -21,7 +21,27 @@ std::atomic<std::size_t>& threshold() {
     return value;
 }
 
+bool processor_has_f16c() noexcept {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+#else
+    return false;
+#endif
+}
+
+std::atomic<bool>& f16c_allowed() {
+    static std::atomic<bool> value{true};
+    return value;
+}
+
 } // namespace
+
+bool f16c_enabled() noexcept {
+    static const bool has_f16c = processor_has_f16c();
+    return has_f16c && f16c_allowed().load(std::memory_order_relaxed);
+}
+
+void set_f16c_enabled(bool enabled) noexcept { f16c_allowed().store(enabled, std::memory_order_relaxed); }
 
 std::size_t streaming_threshold_bytes() { return threshold().load(std::memory_order_relaxed); }
 

@@ -55,4 +55,12 @@ std::size_t streaming_threshold_bytes();
 // Overrides the threshold (0: always stream; SIZE_MAX: never); for tests of both store paths.
 void set_streaming_threshold_bytes(std::size_t bytes);
 
+// Whether the half kernels use the F16C conversion instructions: the processor has AVX2 and F16C,
+// the compiler can target them (GCC on x86-64; clang 14 lacks the "f16c" feature test), and no
+// test turned them off. Thread-safe.
+bool f16c_enabled() noexcept;
+// false: the portable half conversion even where F16C exists; true: F16C where it exists. For
+// tests of both conversion paths.
+void set_f16c_enabled(bool enabled) noexcept;
+
 } // namespace gpucore::cpu

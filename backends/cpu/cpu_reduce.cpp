@@ -343,8 +343,7 @@ template <class T, class Op>
 WidenedChunk<T> widened_chunk_kernel() {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
     if constexpr (std::is_same_v<T, half>) {
-        static const bool has_f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-        if (has_f16c) return &reduce_chunk_half_f16c<Op>;
+        if (f16c_enabled()) return &reduce_chunk_half_f16c<Op>;
     }
 #endif
     return &reduce_chunk<float, Op, typename WidenToFloat<T>::type>;

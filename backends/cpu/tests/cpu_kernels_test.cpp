@@ -2,6 +2,7 @@
 // The CPU backend's kernels through its table, against double-precision (floats) or exact wrapping
 // (integers) references: random inputs, awkward sizes, poisoned outputs, NaN, identities.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "cpu_kernels.hpp"
+#include "gpucore/float16.hpp"
 #include "cpu_parallel.hpp"
 #include "cpu_test_support.hpp"
 
@@ -321,6 +323,70 @@ TYPED_TEST(CpuTranspose, EveryShape) {
         for (std::size_t r = 0; r < rows; ++r) {
             for (std::size_t c = 0; c < cols; ++c) {
                 ASSERT_EQ(std::memcmp(&out[c * rows + r], &in[r * cols + c], sizeof(TypeParam)), 0) << "at " << r << "," << c;
+            }
+        }
+    }
+}
+
+// ---- both half conversions ---------------------------------------------------------------------
+
+// The portable half conversion (lane-wise integer operations) for one scope, on a processor whose
+// kernels would otherwise use F16C.
+class PortableHalf {
+public:
+    PortableHalf() { set_f16c_enabled(false); }
+    ~PortableHalf() { set_f16c_enabled(true); }
+    PortableHalf(const PortableHalf&) = delete;
+    PortableHalf& operator=(const PortableHalf&) = delete;
+};
+
+// Every 16-bit pattern (NaNs, infinities, subnormals, both zeros) in random order, then random ones.
+std::vector<half> every_half_pattern(std::size_t n, std::mt19937& rng) {
+    std::vector<half> x(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = half::from_bits(static_cast<std::uint16_t>(i < 65536 ? i : rng()));
+    std::shuffle(x.begin(), x.end(), rng);
+    return x;
+}
+
+// The bits of h, every NaN as one: which of several NaNs a sum returns depends on the operand order
+// the compiler picked (x86 returns the first operand's); the contract promises a NaN, not which.
+std::uint16_t canonical_bits(half h) {
+    return (h.bits() & 0x7FFFu) > 0x7C00u ? std::uint16_t{0x7E00} : h.bits();
+}
+
+TEST(CpuHalf, PortableConversionGivesTheF16cResultsBitForBit) {
+    if (!f16c_enabled()) GTEST_SKIP() << "no F16C path here: the portable conversion is the only one (tested by the conformance suite)";
+    std::mt19937 rng(2024);
+    for (std::size_t n : {1ul, 7ul, 33ul, 1000ul, 65537ul + 5, 3 * 65536ul + 77}) {
+        SCOPED_TRACE(::testing::Message() << "n " << n);
+        const std::vector<half> a = every_half_pattern(n, rng), b = every_half_pattern(n, rng);
+        std::vector<half> with_f16c(n), portable(n);
+        vector_add(GPUCORE_DTYPE_F16, a.data(), b.data(), with_f16c.data(), n);
+        {
+            PortableHalf scope;
+            vector_add(GPUCORE_DTYPE_F16, a.data(), b.data(), portable.data(), n);
+        }
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(with_f16c[i].bits(), portable[i].bits()) << "vector_add at " << i;
+        // Rows of 33 (short rows) and one row (chunks and partials); sums of small values, so that
+        // not every result is NaN.
+        std::vector<half> small(n);
+        for (std::size_t i = 0; i < n; ++i) small[i] = half(std::ldexp(static_cast<float>(rng() % 2001) - 1000.0f, -10));
+        for (const std::vector<half>* in : {&a, static_cast<const std::vector<half>*>(&small)}) {
+            for (std::size_t cols : {std::size_t{33}, n}) {
+                const std::size_t rows = n / cols;
+                if (rows == 0) continue;
+                for (gpucore_reduce_op op : {GPUCORE_REDUCE_SUM, GPUCORE_REDUCE_PROD, GPUCORE_REDUCE_MIN, GPUCORE_REDUCE_MAX}) {
+                    std::vector<half> r_f16c(rows, half::from_bits(0x5555)), r_portable(rows, half::from_bits(0xAAAA));
+                    reduce_rows(GPUCORE_DTYPE_F16, op, in->data(), rows, cols, r_f16c.data());
+                    {
+                        PortableHalf scope;
+                        reduce_rows(GPUCORE_DTYPE_F16, op, in->data(), rows, cols, r_portable.data());
+                    }
+                    for (std::size_t r = 0; r < rows; ++r) {
+                        ASSERT_EQ(canonical_bits(r_f16c[r]), canonical_bits(r_portable[r]))
+                            << "reduce_rows op " << op << " cols " << cols << " row " << r;
+                    }
+                }
             }
         }
     }
