@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cpu_memory.hpp"
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstdint>
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 namespace gpucore::cpu {
@@ -37,5 +39,20 @@ void* allocate_host(std::size_t bytes) noexcept {
 }
 
 void free_host(void* ptr) noexcept { std::free(ptr); }
+
+bool is_mapped_host_address(const void* ptr) noexcept {
+#if defined(__linux__)
+    const long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0) return true;
+    const auto address = reinterpret_cast<std::uintptr_t>(ptr);
+    void* page_start = reinterpret_cast<void*>(address - address % static_cast<std::uintptr_t>(page));
+    unsigned char resident = 0;
+    // ENOMEM: the page is not mapped. Any other failure says nothing about the address.
+    return mincore(page_start, 1, &resident) == 0 || errno != ENOMEM;
+#else
+    (void)ptr;
+    return true;
+#endif
+}
 
 } // namespace gpucore::cpu

@@ -38,6 +38,8 @@ const gpucore_plugin_api kTable = {
     &gpucore::gpu::slots::reduce,
     &gpucore::gpu::slots::reduce_rows,
     &gpucore::gpu::slots::memory_info,
+    nullptr, // stream_native_handle
+    &gpucore::gpu::slots::pointer_device,
 };
 
 } // namespace
