@@ -118,14 +118,16 @@ gpucore_status deallocate(int, gpucore_memory_kind, void* ptr, gpucore_message* 
     return guarded(msg, [&] { free_host(ptr); });
 }
 
-// Host memory is this backend's device memory: any mapped host address is memory of device 0,
-// reported as GPUCORE_MEMORY_DEVICE (every kind is plain host memory here). A null or unmapped
-// address (a GPU device pointer, a freed mapping) is refused.
+// Host memory is this backend's device memory: any readable and writable host address is memory
+// of device 0, reported as GPUCORE_MEMORY_DEVICE (every kind is plain host memory here). A null
+// address, an unmapped one (a freed mapping) and one without read-write access (a GPU runtime's
+// reserved device addresses, read-only data) are refused.
 gpucore_status pointer_device(const void* ptr, int* device, gpucore_memory_kind* kind, gpucore_message* msg) {
     return guarded(msg, [&] {
         if (ptr == nullptr) throw BackendError(GPUCORE_ERROR_INVALID_ARGUMENT, "null pointer");
-        if (!is_mapped_host_address(ptr)) {
-            throw BackendError(GPUCORE_ERROR_INVALID_ARGUMENT, "the address is not mapped host memory of this process");
+        if (!is_read_write_host_address(ptr)) {
+            throw BackendError(GPUCORE_ERROR_INVALID_ARGUMENT,
+                               "the address is not readable and writable host memory of this process");
         }
         *device = 0;
         *kind = GPUCORE_MEMORY_DEVICE;

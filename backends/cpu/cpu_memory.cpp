@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cpu_memory.hpp"
 
-#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstdint>
 
 #if defined(__linux__)
 #include <sys/mman.h>
-#include <unistd.h>
 #endif
 
 namespace gpucore::cpu {
@@ -40,15 +39,24 @@ void* allocate_host(std::size_t bytes) noexcept {
 
 void free_host(void* ptr) noexcept { std::free(ptr); }
 
-bool is_mapped_host_address(const void* ptr) noexcept {
+bool is_read_write_host_address(const void* ptr) noexcept {
 #if defined(__linux__)
-    const long page = sysconf(_SC_PAGESIZE);
-    if (page <= 0) return true;
+    std::FILE* maps = std::fopen("/proc/self/maps", "re");
+    if (maps == nullptr) return true;
     const auto address = reinterpret_cast<std::uintptr_t>(ptr);
-    void* page_start = reinterpret_cast<void*>(address - address % static_cast<std::uintptr_t>(page));
-    unsigned char resident = 0;
-    // ENOMEM: the page is not mapped. Any other failure says nothing about the address.
-    return mincore(page_start, 1, &resident) == 0 || errno != ENOMEM;
+    bool found = false, read_write = false;
+    unsigned long long start = 0, end = 0;
+    char perms[5] = {};
+    // Each line: "start-end perms offset dev inode path"; the rest of the line is skipped.
+    while (std::fscanf(maps, "%llx-%llx %4s%*[^\n]", &start, &end, perms) == 3) {
+        if (address >= start && address < end) {
+            found = true;
+            read_write = perms[0] == 'r' && perms[1] == 'w';
+            break;
+        }
+    }
+    std::fclose(maps);
+    return found && read_write;
 #else
     (void)ptr;
     return true;

@@ -40,6 +40,7 @@ const gpucore_plugin_api kTable = {
     &gpucore::gpu::slots::memory_info,
     nullptr, // stream_native_handle
     &gpucore::gpu::slots::pointer_device,
+    nullptr, // copy_peer
 };
 
 } // namespace

@@ -50,7 +50,14 @@ std::string address_text(const void* ptr) {
 // The device and kind of the memory at `ptr`, as the backend's pointer_device slot reports it.
 // A refusal is Error(invalid_argument) "foreign pointer" with the plugin's reason.
 std::pair<int, gpucore_memory_kind> locate(Backend& backend, int device, const void* ptr) {
-    const auto slot = backend.optional_slot(&gpucore_plugin_api::pointer_device, "Buffer::wrap", device);
+    decltype(gpucore_plugin_api::pointer_device) slot = nullptr;
+    try {
+        slot = backend.optional_slot(&gpucore_plugin_api::pointer_device, "Buffer::wrap", device);
+    } catch (const Error& missing) {
+        throw Error(missing.code(), "Buffer::wrap", backend.name(), device,
+                    missing.cause() + " (wrap validates every pointer through the plugin's pointer_device slot of "
+                                      "ABI 1.2, and does not accept a pointer it cannot validate)");
+    }
     gpucore_message message;
     message.text[0] = '\0';
     int owner = -1;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -355,6 +356,33 @@ TEST_P(Views, WrapOfDeviceMemory) {
             GTEST_SKIP() << "the device's plugin cannot validate pointers: " << e.what();
         }
     });
+}
+
+// Addresses a device must refuse: never mapped; pageable host memory (on a backend whose device
+// memory is not host memory); memory of another device of the same backend.
+TEST_P(Views, WrapRefusesForeignPointers) {
+    const gpucore::Device& device = GetParam().device;
+    const auto expect_foreign = [&](float* ptr, std::size_t n, const std::string& what) {
+        try {
+            (void)gpucore::Buffer<float>::wrap(device, ptr, n);
+            ADD_FAILURE() << "wrap accepted " << what;
+        } catch (const gpucore::Error& e) {
+            if (e.code() == gpucore::ErrorCode::not_supported) GTEST_SKIP() << e.what();
+            EXPECT_EQ(e.code(), gpucore::ErrorCode::invalid_argument) << e.what();
+            EXPECT_EQ(e.operation(), "Buffer::wrap") << e.what();
+            EXPECT_NE(e.cause().find("foreign pointer"), std::string::npos) << e.what();
+        }
+    };
+    expect_foreign(reinterpret_cast<float*>(std::uintptr_t{0x1000}), 4, "an address that is never mapped");
+    if (device.backend_name() != "cpu") {
+        std::vector<float> pageable(16);
+        expect_foreign(pageable.data(), pageable.size(), "pageable host memory");
+    }
+    for (const gpucore::Device& other : gpucore::devices()) {
+        if (other == device || other.backend_name() != device.backend_name()) continue;
+        gpucore::Buffer<float> elsewhere(other, 16);
+        expect_foreign(elsewhere.data(), elsewhere.size(), "memory of " + other.to_string());
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, Views, testing::ValuesIn(dtype_cases()), CaseName{});
