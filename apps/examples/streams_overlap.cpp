@@ -5,6 +5,8 @@
 //   pipelined: the pieces dealt round-robin over `streams` streams, so one piece's copies can
 //              overlap another piece's kernel (and copies in with copies out, given two copy
 //              engines).
+// Each array is one device buffer; a piece is a view of it (buffer.view(offset, count)), so the
+// pieces need no buffers of their own.
 // Both run the same function on the same buffers and differ only in the number of streams; both
 // are warmed up (one untimed run each), timed the same way (an event on the first stream before
 // any work, one after every stream's work, then one synchronize) and repeated in alternating
@@ -47,22 +49,16 @@ struct HostArray {
 
 enum class Stage { copy_in, add, copy_out };
 
-// c = a + b in `chunks` pieces, each with its own device buffers, over up to `streams` streams.
+// c = a + b in `chunks` pieces (views of one buffer per array), over up to `streams` streams.
 class Pipeline {
 public:
     Pipeline(const gpucore::Device& device, std::size_t n, std::size_t streams, std::size_t chunks)
-        : start_(device), stop_(device) {
+        : start_(device), stop_(device), n_(n), chunks_(chunks), a_(device, n), b_(device, n), c_(device, n) {
         for (std::size_t s = 0; s < streams; ++s) {
             streams_.emplace_back(device);
             ends_.emplace_back(device);
         }
         per_chunk_ = (n + chunks - 1) / chunks;
-        for (std::size_t k = 0; k < chunks; ++k) {
-            const std::size_t len = std::min(per_chunk_, n - std::min(n, k * per_chunk_));
-            a_.emplace_back(device, len);
-            b_.emplace_back(device, len);
-            c_.emplace_back(device, len);
-        }
     }
 
     // Runs the whole computation with piece k on stream k % `streams` and returns its time: from
@@ -72,13 +68,13 @@ public:
         streams = std::min(streams, streams_.size());
         start_.record(streams_[0]);
         for (std::size_t s = 1; s < streams; ++s) streams_[s].wait(start_);
-        for (std::size_t k = 0; k < a_.size(); ++k) {
+        for (std::size_t k = 0; k < chunks_; ++k) {
             gpucore::Stream& s = streams_[k % streams];
-            const std::size_t offset = k * per_chunk_;
-            a_[k].copy_from_host_async(s, a + offset, a_[k].size());
-            b_[k].copy_from_host_async(s, b + offset, b_[k].size());
-            gpucore::vector_add(s, a_[k], b_[k], c_[k]);
-            c_[k].copy_to_host_async(s, c + offset, c_[k].size());
+            const std::size_t offset = offset_of(k), len = length_of(k);
+            a_.view(offset, len).copy_from_host_async(s, a + offset, len);
+            b_.view(offset, len).copy_from_host_async(s, b + offset, len);
+            gpucore::vector_add(s, a_.view(offset, len), b_.view(offset, len), c_.view(offset, len));
+            c_.view(offset, len).copy_to_host_async(s, c + offset, len);
         }
         for (std::size_t s = 1; s < streams; ++s) {
             ends_[s].record(streams_[s]);
@@ -93,15 +89,15 @@ public:
     double stage(Stage which, const float* a, const float* b, float* c) {
         gpucore::Stream& s = streams_[0];
         start_.record(s);
-        for (std::size_t k = 0; k < a_.size(); ++k) {
-            const std::size_t offset = k * per_chunk_;
+        for (std::size_t k = 0; k < chunks_; ++k) {
+            const std::size_t offset = offset_of(k), len = length_of(k);
             if (which == Stage::copy_in) {
-                a_[k].copy_from_host_async(s, a + offset, a_[k].size());
-                b_[k].copy_from_host_async(s, b + offset, b_[k].size());
+                a_.view(offset, len).copy_from_host_async(s, a + offset, len);
+                b_.view(offset, len).copy_from_host_async(s, b + offset, len);
             } else if (which == Stage::add) {
-                gpucore::vector_add(s, a_[k], b_[k], c_[k]);
+                gpucore::vector_add(s, a_.view(offset, len), b_.view(offset, len), c_.view(offset, len));
             } else {
-                c_[k].copy_to_host_async(s, c + offset, c_[k].size());
+                c_.view(offset, len).copy_to_host_async(s, c + offset, len);
             }
         }
         stop_.record(s);
@@ -110,11 +106,16 @@ public:
     }
 
 private:
+    // Piece k: elements [offset_of(k), offset_of(k) + length_of(k)); the last pieces may be
+    // shorter (or empty) when `chunks` does not divide n.
+    std::size_t offset_of(std::size_t k) const { return std::min(n_, k * per_chunk_); }
+    std::size_t length_of(std::size_t k) const { return std::min(per_chunk_, n_ - offset_of(k)); }
+
     std::vector<gpucore::Stream> streams_;
     std::vector<gpucore::Event> ends_;
     gpucore::Event start_, stop_;
-    std::size_t per_chunk_ = 0;
-    std::vector<Buffer<float>> a_, b_, c_;
+    std::size_t n_ = 0, chunks_ = 0, per_chunk_ = 0;
+    Buffer<float> a_, b_, c_;
 };
 
 double best(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }

@@ -118,6 +118,22 @@ gpucore_status deallocate(int, gpucore_memory_kind, void* ptr, gpucore_message* 
     return guarded(msg, [&] { free_host(ptr); });
 }
 
+// Host memory is this backend's device memory: any readable and writable host address is memory
+// of device 0, reported as GPUCORE_MEMORY_DEVICE (every kind is plain host memory here). A null
+// address, an unmapped one (a freed mapping) and one without read-write access (a GPU runtime's
+// reserved device addresses, read-only data) are refused.
+gpucore_status pointer_device(const void* ptr, int* device, gpucore_memory_kind* kind, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        if (ptr == nullptr) throw BackendError(GPUCORE_ERROR_INVALID_ARGUMENT, "null pointer");
+        if (!is_read_write_host_address(ptr)) {
+            throw BackendError(GPUCORE_ERROR_INVALID_ARGUMENT,
+                               "the address is not readable and writable host memory of this process");
+        }
+        *device = 0;
+        *kind = GPUCORE_MEMORY_DEVICE;
+    });
+}
+
 // ---- streams -----------------------------------------------------------------------------------
 
 gpucore_status stream_create(int, gpucore_stream* stream, gpucore_message* msg) {
@@ -310,6 +326,7 @@ gpucore_plugin_api make_table() {
     t.reduce_rows = reduce_rows_slot;
     t.memory_info = memory_info;
     t.stream_native_handle = stream_native_handle;
+    t.pointer_device = pointer_device;
     t.copy_peer = copy_peer;
     return t;
 }

@@ -293,6 +293,63 @@ inline void format_architecture(const gpuDeviceProp_t& props, char* out, std::si
 #endif
 }
 
+// ---- where a pointer's memory lives ------------------------------------------------------------
+// What the runtime knows of the memory at an address: device memory or managed memory of a
+// device, page-locked host memory, or nothing (pageable host memory, a freed or foreign address).
+enum class PointerLocation { unknown, device, pinned_host, managed };
+struct PointerInfo {
+    PointerLocation location = PointerLocation::unknown;
+    int device = -1; // the owning device (for pinned host memory: the device it was allocated on)
+};
+
+// gpuSuccess with location unknown for an address the runtime does not know; an error only when
+// the runtime itself fails. Leaves no error behind for the next call to find.
+inline gpuError_t query_pointer(const void* ptr, PointerInfo* info) noexcept {
+    *info = PointerInfo{};
+#if GPUCORE_GPU_IS_SIMT
+    simtPointerAttributes attributes{};
+    const simtError_t err = simtPointerGetAttributes(&attributes, ptr);
+    if (err != simtSuccess) return err;
+    if (attributes.type == simtMemoryTypeDevice) info->location = PointerLocation::device;
+    info->device = attributes.device;
+    return simtSuccess;
+#elif GPUCORE_GPU_IS_HIP
+    hipPointerAttribute_t attributes{};
+    const hipError_t err = hipPointerGetAttributes(&attributes, ptr);
+    if (err == hipErrorInvalidValue) { // memory HIP does not know (pageable host memory)
+        (void)hipGetLastError();
+        return hipSuccess;
+    }
+    if (err != hipSuccess) return err;
+#if HIP_VERSION_MAJOR >= 6
+    const hipMemoryType type = attributes.type;
+#else
+    const hipMemoryType type = attributes.memoryType; // ROCm 5.x names the field memoryType
+#endif
+    if (attributes.isManaged) info->location = PointerLocation::managed;
+    else if (type == hipMemoryTypeDevice) info->location = PointerLocation::device;
+    else if (type == hipMemoryTypeHost) info->location = PointerLocation::pinned_host;
+    info->device = attributes.device;
+    return hipSuccess;
+#else
+    cudaPointerAttributes attributes{};
+    const cudaError_t err = cudaPointerGetAttributes(&attributes, ptr);
+    if (err == cudaErrorInvalidValue) { // older runtimes: memory CUDA does not know
+        (void)cudaGetLastError();
+        return cudaSuccess;
+    }
+    if (err != cudaSuccess) return err;
+    switch (attributes.type) {
+    case cudaMemoryTypeDevice: info->location = PointerLocation::device; break;
+    case cudaMemoryTypeManaged: info->location = PointerLocation::managed; break;
+    case cudaMemoryTypeHost: info->location = PointerLocation::pinned_host; break;
+    default: break; // cudaMemoryTypeUnregistered: pageable host memory
+    }
+    info->device = attributes.device;
+    return cudaSuccess;
+#endif
+}
+
 // ---- the bulk tensor copy engine (TMA, compute capability 9.0+; CUDA only) -----------------------
 // A tensor map describes a 2-D row-major array of 2-, 4- or 8-byte words (inner = elements per row,
 // outer = rows) and the box one copy moves (box_inner x box_outer, 128-byte swizzle, so the box's

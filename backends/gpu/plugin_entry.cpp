@@ -39,7 +39,7 @@ const gpucore_plugin_api kTable = {
     &gpucore::gpu::slots::reduce_rows,
     &gpucore::gpu::slots::memory_info,
     &gpucore::gpu::slots::stream_native_handle,
-    nullptr, // pointer_device (ABI 1.2)
+    &gpucore::gpu::slots::pointer_device,
     &gpucore::gpu::slots::copy_peer,
 };
 

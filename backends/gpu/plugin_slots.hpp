@@ -24,6 +24,8 @@ gpucore_status fill(void* dst, const void* value, size_t element_size, size_t co
                     gpucore_stream stream, gpucore_message* msg);
 gpucore_status memory_info(int device, uint64_t* free_bytes, uint64_t* total_bytes,
                            gpucore_message* msg);
+gpucore_status pointer_device(const void* ptr, int* device, gpucore_memory_kind* kind,
+                              gpucore_message* msg);
 
 // slots_peer.cpp
 gpucore_status copy_peer(void* dst, int dst_device, const void* src, int src_device, size_t bytes,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Slots: memory_info, allocate, deallocate, copy, fill.
+// Slots: memory_info, allocate, deallocate, pointer_device, copy, fill.
 #include <string>
 
 #include "gpu_error.hpp"
@@ -70,6 +70,34 @@ gpucore_status deallocate(int device, gpucore_memory_kind kind, void* ptr, gpuco
         DeviceScope scope(device);
         if (kind == GPUCORE_MEMORY_PINNED_HOST) GPUCORE_GPU_CHECK(gpuFreeHost(ptr));
         else GPUCORE_GPU_CHECK(gpuFree(ptr));
+    });
+}
+
+// Device memory and managed memory of one of this plugin's devices, and page-locked host memory
+// of the runtime, are this plugin's memory; pageable host memory and unknown addresses are not
+// (copies take pageable memory through copy_from_host / copy_to_host instead).
+gpucore_status pointer_device(const void* ptr, int* device, gpucore_memory_kind* kind,
+                              gpucore_message* msg) {
+    return guarded(msg, -1, [&] {
+        if (ptr == nullptr) throw GpuError(GPUCORE_ERROR_INVALID_ARGUMENT, "null pointer");
+        PointerInfo info;
+        GPUCORE_GPU_CHECK(query_pointer(ptr, &info));
+        const int devices = static_cast<int>(plugin_state().devices.size());
+        switch (info.location) {
+        case PointerLocation::unknown:
+            throw GpuError(GPUCORE_ERROR_INVALID_ARGUMENT,
+                           "the " GPUCORE_GPU_RUNTIME_NAME " does not know this address (pageable host "
+                           "memory, freed memory, or memory of another runtime)");
+        case PointerLocation::device: *kind = GPUCORE_MEMORY_DEVICE; break;
+        case PointerLocation::managed: *kind = GPUCORE_MEMORY_MANAGED; break;
+        case PointerLocation::pinned_host: *kind = GPUCORE_MEMORY_PINNED_HOST; break;
+        }
+        if (info.device < 0 || info.device >= devices) {
+            throw GpuError(GPUCORE_ERROR_INVALID_ARGUMENT,
+                           "the address is memory of runtime device " + std::to_string(info.device) +
+                               ", which this plugin does not serve");
+        }
+        *device = info.device;
     });
 }
 

@@ -107,6 +107,14 @@ simtError_t simtMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) no
     return simtSuccess;
 }
 
+simtError_t simtPointerGetAttributes(simtPointerAttributes* attributes, const void* ptr) noexcept {
+    if (attributes == nullptr) return record(simtErrorInvalidValue);
+    const bool known = ptr != nullptr && gpucore::simt::is_runtime_memory(ptr, 1);
+    attributes->type = known ? simtMemoryTypeDevice : simtMemoryTypeUnregistered;
+    attributes->device = known ? 0 : -1;
+    return simtSuccess;
+}
+
 simtError_t simtMemcpyAsync(void* dst, const void* src, std::size_t bytes, simtMemcpyKind /*kind*/,
                             simtStream_t stream) noexcept {
     if (stream == nullptr) return record(simtErrorInvalidResourceHandle);

@@ -108,6 +108,14 @@ simtError_t simtMallocManaged(void** ptr, std::size_t bytes, unsigned int flags)
 simtError_t simtFree(void* ptr) noexcept;
 simtError_t simtFreeHost(void* ptr) noexcept;
 simtError_t simtMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) noexcept;
+// Memory of this runtime (any kind; all live on device 0) is simtMemoryTypeDevice; any other
+// address simtMemoryTypeUnregistered (as CUDA reports pageable host memory).
+enum simtMemoryType { simtMemoryTypeUnregistered = 0, simtMemoryTypeDevice = 2 };
+struct simtPointerAttributes {
+    simtMemoryType type;
+    int device;
+};
+simtError_t simtPointerGetAttributes(simtPointerAttributes* attributes, const void* ptr) noexcept;
 // Between two allocations of this runtime the copy is queued on the stream; with pageable host
 // memory on either side it is done before the call returns (after the stream's earlier work),
 // as the GPU runtimes do for pageable memory.

@@ -2,12 +2,15 @@
 // Allocation and the untyped transfers behind Buffer<T>.
 #include "gpucore/buffer.hpp"
 
+#include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <utility>
 
 #include "access.hpp"
 #include "device_copy.hpp"
 #include "logging.hpp"
+#include "memory_range_checks.hpp"
 #include "process_fork.hpp"
 
 namespace gpucore::detail {
@@ -25,12 +28,54 @@ gpucore_memory_kind to_plugin(MemoryKind kind) {
 
 std::string bytes_text(std::size_t bytes) { return std::to_string(bytes) + " bytes"; }
 
-void require_buffer(const Allocation& allocation, const char* which, const char* operation) {
-    if (!allocation.valid()) {
-        throw Error(ErrorCode::invalid_argument, operation, "", -1,
-                    std::string(which) + " is a null (default-constructed or moved-from) Buffer");
+void require_buffer(const MemoryRange& range, const char* which, const char* operation) {
+    require_usable(range, which, operation);
+    require_plugin_takes(range, operation);
+}
+
+MemoryKind from_plugin(gpucore_memory_kind kind) {
+    switch (kind) {
+    case GPUCORE_MEMORY_PINNED_HOST: return MemoryKind::pinned_host;
+    case GPUCORE_MEMORY_MANAGED: return MemoryKind::managed;
+    case GPUCORE_MEMORY_DEVICE: break;
     }
-    require_this_process(allocation.generation(), which, operation);
+    return MemoryKind::device;
+}
+
+std::string address_text(const void* ptr) {
+    char text[2 + 2 * sizeof(void*) + 1];
+    std::snprintf(text, sizeof text, "0x%jx", static_cast<std::uintmax_t>(reinterpret_cast<std::uintptr_t>(ptr)));
+    return text;
+}
+
+// The device and kind of the memory at `ptr`, as the backend's pointer_device slot reports it.
+// A refusal is Error(invalid_argument) "foreign pointer" with the plugin's reason.
+std::pair<int, gpucore_memory_kind> locate(Backend& backend, int device, const void* ptr) {
+    decltype(gpucore_plugin_api::pointer_device) slot = nullptr;
+    try {
+        slot = backend.optional_slot(&gpucore_plugin_api::pointer_device, "Buffer::wrap", device);
+    } catch (const Error& missing) {
+        throw Error(missing.code(), "Buffer::wrap", backend.name(), device,
+                    missing.cause() + " (wrap validates every pointer through the plugin's pointer_device slot of "
+                                      "ABI 1.2, and does not accept a pointer it cannot validate)");
+    }
+    gpucore_message message;
+    message.text[0] = '\0';
+    int owner = -1;
+    gpucore_memory_kind kind = GPUCORE_MEMORY_DEVICE;
+    const gpucore_status status = backend.invoke("Buffer::wrap", message, slot, ptr, &owner, &kind);
+    if (status != GPUCORE_OK) {
+        const Error cause = error_from_status(status, message, "Buffer::wrap", backend.name(), device);
+        throw Error(status == GPUCORE_ERROR_INVALID_ARGUMENT ? ErrorCode::invalid_argument : cause.code(),
+                    "Buffer::wrap", backend.name(), device,
+                    "foreign pointer: " + address_text(ptr) + " is not memory of " + backend.name() +
+                        ":" + std::to_string(device) + " (" + cause.cause() + ")");
+    }
+    if (kind != GPUCORE_MEMORY_DEVICE && kind != GPUCORE_MEMORY_PINNED_HOST && kind != GPUCORE_MEMORY_MANAGED) {
+        throw Error(ErrorCode::plugin_error, "Buffer::wrap", backend.name(), device,
+                    "pointer_device reported unknown memory kind " + std::to_string(static_cast<int>(kind)));
+    }
+    return {owner, kind};
 }
 
 void require_stream_on(const Stream& stream, const Device& device, const char* operation) {
@@ -56,7 +101,7 @@ void require_stream_on_either(const Stream& stream, const Device& dst, const Dev
 }
 
 // Enqueues one copy, on `stream` or (blocking) on the device's internal stream, then waits.
-void run_copy(const Allocation& on, void* dst, const void* src, std::size_t bytes,
+void run_copy(const MemoryRange& on, void* dst, const void* src, std::size_t bytes,
               gpucore_copy_kind kind, Stream* stream, const char* operation) {
     Backend& backend = *Access::backend(on.device());
     const int device = Access::index(on.device());
@@ -97,6 +142,57 @@ Allocation::Allocation(const Device& device, MemoryKind kind, std::size_t bytes)
     kind_ = kind;
     bytes_ = bytes;
     generation_ = process_generation();
+    lifetime_ = std::make_shared<const int>(0);
+}
+
+Allocation Allocation::wrap(const Device& device, void* ptr, std::size_t count, std::size_t element_size,
+                            std::size_t alignment) {
+    const char* operation = "Buffer::wrap";
+    Backend& backend = backend_of(device, operation);
+    const int index = Access::index(device);
+    const auto fail = [&](const std::string& cause) {
+        throw Error(ErrorCode::invalid_argument, operation, backend.name(), index, cause);
+    };
+    if (element_size != 0 && count > std::numeric_limits<std::size_t>::max() / element_size) {
+        fail(std::to_string(count) + " elements of " + std::to_string(element_size) + " bytes overflow size_t");
+    }
+    const std::size_t bytes = count * element_size;
+    if (ptr == nullptr && count > 0) fail("null pointer with " + std::to_string(count) + " elements");
+    const auto address = reinterpret_cast<std::uintptr_t>(ptr);
+    if (alignment > 1 && address % alignment != 0) {
+        fail("pointer " + address_text(ptr) + " is not aligned to its element (" + std::to_string(alignment) + " bytes)");
+    }
+    if (bytes > std::numeric_limits<std::uintptr_t>::max() - address) {
+        fail(std::to_string(bytes) + " bytes at " + address_text(ptr) + " run past the end of the address space");
+    }
+    gpucore_memory_kind kind = GPUCORE_MEMORY_DEVICE;
+    if (ptr != nullptr) {
+        // The first and the last byte: a range that starts in the device's memory but runs out
+        // of it (a count larger than the allocation) is refused where the backend can tell.
+        const std::pair<int, gpucore_memory_kind> first = locate(backend, index, ptr);
+        std::pair<int, gpucore_memory_kind> last = first;
+        if (bytes > 1) last = locate(backend, index, static_cast<const char*>(ptr) + (bytes - 1));
+        for (const int owner : {first.first, last.first}) {
+            if (owner != index) {
+                fail("foreign pointer: " + address_text(ptr) + " is memory of " + backend.name() + ":" +
+                     std::to_string(owner) + ", not of " + device.to_string());
+            }
+        }
+        if (first.second != last.second) {
+            fail("foreign pointer: the " + std::to_string(bytes) + " bytes at " + address_text(ptr) +
+                 " span memory of different kinds");
+        }
+        kind = first.second;
+    }
+    Allocation result;
+    result.device_ = device;
+    result.kind_ = from_plugin(kind);
+    result.bytes_ = bytes;
+    result.ptr_ = ptr;
+    result.generation_ = process_generation();
+    result.owns_ = false;
+    result.lifetime_ = std::make_shared<const int>(0);
+    return result;
 }
 
 Allocation::~Allocation() { release(); }
@@ -104,7 +200,8 @@ Allocation::~Allocation() { release(); }
 Allocation::Allocation(Allocation&& other) noexcept
     : device_(std::exchange(other.device_, Device())), kind_(std::exchange(other.kind_, MemoryKind::device)),
       bytes_(std::exchange(other.bytes_, 0)), ptr_(std::exchange(other.ptr_, nullptr)),
-      generation_(other.generation_) {}
+      generation_(other.generation_), owns_(std::exchange(other.owns_, true)),
+      lifetime_(std::move(other.lifetime_)) {}
 
 Allocation& Allocation::operator=(Allocation&& other) noexcept {
     if (this != &other) {
@@ -114,6 +211,8 @@ Allocation& Allocation::operator=(Allocation&& other) noexcept {
         bytes_ = std::exchange(other.bytes_, 0);
         ptr_ = std::exchange(other.ptr_, nullptr);
         generation_ = other.generation_;
+        owns_ = std::exchange(other.owns_, true);
+        lifetime_ = std::move(other.lifetime_);
     }
     return *this;
 }
@@ -121,7 +220,9 @@ Allocation& Allocation::operator=(Allocation&& other) noexcept {
 void Allocation::release() noexcept {
     // An allocation the parent made before fork() is the parent's to free (device memory is not
     // even mapped in the child): forget it.
-    if (ptr_ != nullptr && generation_ == process_generation()) {
+    // Views of this memory expire first, so none can reach it once it is freed.
+    lifetime_.reset();
+    if (ptr_ != nullptr && owns_ && generation_ == process_generation()) {
         Backend& backend = *Access::backend(device_);
         const int index = Access::index(device_);
         // The device may still be using the memory: wait for every stream we know of first. A
@@ -143,6 +244,7 @@ void Allocation::release() noexcept {
     bytes_ = 0;
     kind_ = MemoryKind::device;
     device_ = Device();
+    owns_ = true;
 }
 
 std::size_t checked_allocation_bytes(std::size_t count, std::size_t element_size, const Device& device) {
@@ -158,7 +260,7 @@ std::size_t checked_allocation_bytes(std::size_t count, std::size_t element_size
 
 // ---- transfers ------------------------------------------------------------------------------
 
-void copy_from_host(const Allocation& dst, const void* src, std::size_t src_bytes, Stream* stream) {
+void copy_from_host(const MemoryRange& dst, const void* src, std::size_t src_bytes, Stream* stream) {
     const char* operation = stream ? "Buffer::copy_from_host_async" : "Buffer::copy_from_host";
     require_buffer(dst, "the destination", operation);
     if (stream) require_stream_on(*stream, dst.device(), operation);
@@ -172,10 +274,15 @@ void copy_from_host(const Allocation& dst, const void* src, std::size_t src_byte
         throw Error(ErrorCode::invalid_argument, operation, dst.device().backend_name(), dst.device().index(),
                     "host pointer is null");
     }
+    if (src == dst.data()) return; // the host range is the destination itself (host-visible memory)
+    if (overlap(dst.data(), dst.bytes(), src, dst.bytes())) {
+        throw Error(ErrorCode::invalid_argument, operation, dst.device().backend_name(), dst.device().index(),
+                    "the host range overlaps the destination");
+    }
     run_copy(dst, dst.data(), src, dst.bytes(), GPUCORE_COPY_HOST_TO_DEVICE, stream, operation);
 }
 
-void copy_to_host(const Allocation& src, void* dst, std::size_t dst_bytes, Stream* stream) {
+void copy_to_host(const MemoryRange& src, void* dst, std::size_t dst_bytes, Stream* stream) {
     const char* operation = stream ? "Buffer::copy_to_host_async" : "Buffer::copy_to_host";
     require_buffer(src, "the source", operation);
     if (stream) require_stream_on(*stream, src.device(), operation);
@@ -189,10 +296,15 @@ void copy_to_host(const Allocation& src, void* dst, std::size_t dst_bytes, Strea
         throw Error(ErrorCode::invalid_argument, operation, src.device().backend_name(), src.device().index(),
                     "host pointer is null");
     }
+    if (dst == src.data()) return; // the host range is the source itself (host-visible memory)
+    if (overlap(dst, src.bytes(), src.data(), src.bytes())) {
+        throw Error(ErrorCode::invalid_argument, operation, src.device().backend_name(), src.device().index(),
+                    "the host range overlaps the source");
+    }
     run_copy(src, dst, src.data(), src.bytes(), GPUCORE_COPY_DEVICE_TO_HOST, stream, operation);
 }
 
-void copy_device(const Allocation& dst, const Allocation& src, Stream* stream) {
+void copy_device(const MemoryRange& dst, const MemoryRange& src, Stream* stream) {
     const char* operation = stream ? "Buffer::copy_from_async" : "Buffer::copy_from";
     require_buffer(dst, "the destination", operation);
     require_buffer(src, "the source", operation);
@@ -214,11 +326,15 @@ void copy_device(const Allocation& dst, const Allocation& src, Stream* stream) {
         }
         return;
     }
-    if (dst.bytes() == 0 || dst.data() == src.data()) return; // nothing to do, or a copy onto itself
+    if (dst.bytes() == 0 || identical(dst, src)) return; // nothing to do, or a copy onto itself
+    if (overlap(dst, src)) {
+        throw Error(ErrorCode::invalid_argument, operation, dst.device().backend_name(), dst.device().index(),
+                    "the source and the destination partly overlap");
+    }
     run_copy(dst, dst.data(), src.data(), dst.bytes(), GPUCORE_COPY_DEVICE_TO_DEVICE, stream, operation);
 }
 
-void fill(const Allocation& dst, const void* value, std::size_t element_size, Stream* stream) {
+void fill(const MemoryRange& dst, const void* value, std::size_t element_size, Stream* stream) {
     const char* operation = stream ? "Buffer::fill_async" : "Buffer::fill";
     require_buffer(dst, "the buffer", operation);
     if (stream) require_stream_on(*stream, dst.device(), operation);

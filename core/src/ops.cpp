@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "access.hpp"
+#include "memory_range_checks.hpp"
 #include "process_fork.hpp"
 
 namespace gpucore::detail {
@@ -25,15 +26,21 @@ public:
     OpCheck(const OpCheck&) = delete;
     OpCheck& operator=(const OpCheck&) = delete;
 
-    void buffer(const Allocation& allocation, const char* which) const {
-        if (!allocation.valid()) {
-            fail(std::string("buffer '") + which + "' is a null (default-constructed or moved-from) Buffer");
+    void buffer(const MemoryRange& range, const char* which) const {
+        if (!range.valid() && !range.released()) {
+            fail(std::string("buffer '") + which + "' is a null (default-constructed or moved-from) Buffer or a null view");
         }
-        require_this_process(allocation.generation(), which, operation_);
-        if (allocation.device() != Access::device(stream_)) {
-            fail(std::string("buffer '") + which + "' is on " + allocation.device().to_string() +
+        require_usable(range, std::string("buffer '") + which + "'", operation_);
+        if (range.device() != Access::device(stream_)) {
+            fail(std::string("buffer '") + which + "' is on " + range.device().to_string() +
                  " but the stream is on " + Access::device(stream_).to_string());
         }
+        require_plugin_takes(range, operation_);
+    }
+
+    // Error when `out` shares any byte with `in` (the operation reads `in` while writing `out`).
+    void disjoint(const MemoryRange& in, const MemoryRange& out, const char* what) const {
+        if (overlap(in, out)) fail(what);
     }
 
     std::size_t product(std::size_t rows, std::size_t cols) const {
@@ -105,8 +112,8 @@ std::string n(std::size_t value) { return std::to_string(value); }
 
 } // namespace
 
-void vector_add(Stream& stream, DType dtype, const Allocation& a, const Allocation& b,
-                const Allocation& c, std::size_t n_a, std::size_t n_b, std::size_t n_c) {
+void vector_add(Stream& stream, DType dtype, const MemoryRange& a, const MemoryRange& b,
+                const MemoryRange& c, std::size_t n_a, std::size_t n_b, std::size_t n_c) {
     const OpCheck check("vector_add", stream);
     const auto slot = check.slot(&gpucore_plugin_api::vector_add);
     const gpucore_dtype plugin_dtype = check.dtype(dtype);
@@ -117,12 +124,20 @@ void vector_add(Stream& stream, DType dtype, const Allocation& a, const Allocati
         check.fail("buffer lengths differ (a: " + n(n_a) + ", b: " + n(n_b) + ", c: " + n(n_c) + ")");
     }
     if (n_a == 0) return;
+    // c == a (or b) exactly is an element-wise update in place; any other overlap would make the
+    // result depend on the order in which elements are computed.
+    for (const MemoryRange* input : {&a, &b}) {
+        if (!identical(*input, c) && overlap(*input, c)) {
+            check.fail(std::string("c partly overlaps ") + (input == &a ? "a" : "b") +
+                       " (c may be exactly a or b, or not overlap them)");
+        }
+    }
     check.backend().call("vector_add", check.device(), slot, plugin_dtype,
                          static_cast<const void*>(a.data()), static_cast<const void*>(b.data()), c.data(),
                          n_a, check.stream());
 }
 
-void transpose(Stream& stream, DType dtype, const Allocation& in, const Allocation& out,
+void transpose(Stream& stream, DType dtype, const MemoryRange& in, const MemoryRange& out,
                std::size_t n_in, std::size_t n_out, std::size_t rows, std::size_t cols) {
     const OpCheck check("transpose", stream);
     const auto slot = check.slot(&gpucore_plugin_api::transpose);
@@ -132,14 +147,13 @@ void transpose(Stream& stream, DType dtype, const Allocation& in, const Allocati
     const std::size_t elements = check.matrix(n_in, "in", rows, cols);
     check.matrix(n_out, "out", rows, cols);
     if (elements == 0) return;
-    if (&in == &out || in.data() == out.data()) {
-        check.fail("in and out are the same buffer (transpose does not work in place)");
-    }
+    if (identical(in, out)) check.fail("in and out are the same buffer (transpose does not work in place)");
+    check.disjoint(in, out, "in and out overlap (transpose does not work in place)");
     check.backend().call("transpose", check.device(), slot, plugin_dtype,
                          static_cast<const void*>(in.data()), out.data(), rows, cols, check.stream());
 }
 
-void reduce(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, const Allocation& out,
+void reduce(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, const MemoryRange& out,
             std::size_t n_in, std::size_t n_out) {
     const OpCheck check("reduce", stream);
     const auto slot = check.slot(&gpucore_plugin_api::reduce);
@@ -148,13 +162,14 @@ void reduce(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, cons
     check.buffer(out, "out");
     if (n_out == 0) check.fail("out is empty (it must hold at least 1 element)");
     const gpucore_reduce_op plugin_op = check.reduce_op(op);
+    check.disjoint(in, out, "out overlaps in (a reduction does not work in place)");
     // n_in == 0 still runs: the plugin writes the identity to out[0].
     check.backend().call("reduce", check.device(), slot, plugin_dtype,
                          plugin_op, static_cast<const void*>(in.data()), n_in, out.data(),
                          check.stream());
 }
 
-void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Allocation& in, const Allocation& out,
+void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, const MemoryRange& out,
                  std::size_t n_in, std::size_t n_out, std::size_t rows, std::size_t cols) {
     const OpCheck check("reduce_rows", stream);
     const auto slot = check.slot(&gpucore_plugin_api::reduce_rows);
@@ -167,6 +182,7 @@ void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Allocation& in,
     }
     const gpucore_reduce_op plugin_op = check.reduce_op(op);
     if (rows == 0) return;
+    check.disjoint(in, out, "out overlaps in (a reduction does not work in place)");
     // cols == 0 still runs: the plugin writes the identity to every out[r].
     check.backend().call("reduce_rows", check.device(), slot,
                          plugin_dtype, plugin_op, static_cast<const void*>(in.data()), rows, cols,

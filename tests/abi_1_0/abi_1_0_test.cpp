@@ -202,6 +202,35 @@ TEST(Abi10Plugin, NeverReceivesADtypeItsHeaderDidNotHave) {
     for (gpucore::half v : a.to_vector()) EXPECT_EQ(static_cast<float>(v), 1.0f);
 }
 
+TEST(Abi10Plugin, OffsetViewsNeedAnAbi12Plugin) {
+    // A 1.0 plugin may rely on the 256-byte alignment of whole allocations: the core sends it no
+    // address inside one. Views from the start are the allocation itself and work.
+    const Device device = device_of("abi10-template");
+    ASSERT_TRUE(device.valid());
+    Stream stream(device);
+    Buffer<float> a(device, 8), c(device, 8);
+    a.copy_from_host(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8});
+    gpucore::vector_add(stream, a.view(0, 4), a.view(0, 4), c.view(0, 4));
+    stream.synchronize();
+    EXPECT_EQ(c.view(0, 4).to_vector(), (std::vector<float>{2, 4, 6, 8}));
+    const auto expect_refused = [&](const std::string& operation, auto&& run) {
+        try {
+            run();
+            ADD_FAILURE() << operation << " passed an address inside an allocation to an ABI 1.0 plugin";
+        } catch (const gpucore::Error& e) {
+            EXPECT_EQ(e.code(), gpucore::ErrorCode::not_supported) << e.what();
+            EXPECT_EQ(e.backend(), "abi10-template");
+            EXPECT_EQ(e.operation(), operation);
+            EXPECT_NE(e.cause().find("ABI 1.2"), std::string::npos) << e.what();
+        }
+    };
+    expect_refused("vector_add", [&] { gpucore::vector_add(stream, a.view(1, 4), a.view(0, 4), c.view(0, 4)); });
+    expect_refused("reduce", [&] { gpucore::reduce(stream, a.view(0, 4), c.view(4, 1), ReduceOp::sum); });
+    expect_refused("Buffer::copy_to_host", [&] { (void)a.view(3, 2).to_vector(); });
+    expect_refused("Buffer::fill", [&] { c.view(1, 2).fill(1.0f); });
+    expect_refused("Buffer::copy_from", [&] { c.view(0, 2).copy_from(a.view(2, 2)); });
+}
+
 // Calls `run` and checks that it throws not_supported naming `operation` and backend "partial".
 void expect_not_supported(const std::string& operation, const std::function<void()>& run) {
     try {

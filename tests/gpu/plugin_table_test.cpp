@@ -3,6 +3,7 @@
 // 0 devices with the CUDA runtime's reason. With one: properties, error mapping (out of memory,
 // managed oversubscription, events never recorded), streams in bulk (scratch reuse), and reduces
 // on two streams at once (per-stream scratch).
+#include <cstdint>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -109,6 +110,46 @@ TEST_F(CudaPlugin, NativeHandleOfEachStreamIsItsOwnAndStable) {
     EXPECT_EQ(hs, again);
     PLUGIN_OK(api->stream_destroy(s, &plugin_msg));
     PLUGIN_OK(api->stream_destroy(t, &plugin_msg));
+}
+
+TEST_F(CudaPlugin, PointerDeviceLocatesMemoryAndRefusesForeignPointers) {
+    REQUIRE_DEVICE();
+    ASSERT_NE(api->pointer_device, nullptr);
+    const std::size_t bytes = 1 << 20;
+    const gpucore_memory_kind kinds[] = {GPUCORE_MEMORY_DEVICE, GPUCORE_MEMORY_MANAGED, GPUCORE_MEMORY_PINNED_HOST};
+    for (gpucore_memory_kind kind : kinds) {
+        void* p = nullptr;
+        PLUGIN_OK(api->allocate(0, kind, bytes, &p, &plugin_msg));
+        // The start, an interior element address and the last byte.
+        for (const std::size_t at : {std::size_t{0}, std::size_t{4}, bytes - 1}) {
+            int device = -1;
+            gpucore_memory_kind got = kind == GPUCORE_MEMORY_DEVICE ? GPUCORE_MEMORY_MANAGED : GPUCORE_MEMORY_DEVICE;
+            PLUGIN_OK(api->pointer_device(static_cast<const char*>(p) + at, &device, &got, &plugin_msg));
+            EXPECT_EQ(device, 0) << "kind " << kind << " at +" << at;
+            EXPECT_EQ(got, kind) << "at +" << at;
+        }
+        PLUGIN_OK(api->deallocate(0, kind, p, &plugin_msg));
+    }
+    // Pageable host memory, a null pointer and a never-mapped address are not the plugin's memory.
+    std::vector<float> pageable(64);
+    const void* foreign[] = {pageable.data(), nullptr, reinterpret_cast<const void*>(std::uintptr_t{0x1000})};
+    for (const void* p : foreign) {
+        int device = -1;
+        gpucore_memory_kind kind = GPUCORE_MEMORY_DEVICE;
+        gpucore_message msg{};
+        EXPECT_EQ(api->pointer_device(p, &device, &kind, &msg), GPUCORE_ERROR_INVALID_ARGUMENT) << p;
+        EXPECT_GT(std::strlen(msg.text), 0u);
+    }
+    // The refusals leave no error behind: a launch afterwards succeeds.
+    gpucore_stream s = nullptr;
+    void* buf = nullptr;
+    PLUGIN_OK(api->stream_create(0, &s, &plugin_msg));
+    PLUGIN_OK(api->allocate(0, GPUCORE_MEMORY_DEVICE, 4096, &buf, &plugin_msg));
+    const float one = 1.0f;
+    PLUGIN_OK(api->fill(buf, &one, 4, 1024, s, &plugin_msg));
+    PLUGIN_OK(api->stream_synchronize(s, &plugin_msg));
+    PLUGIN_OK(api->deallocate(0, GPUCORE_MEMORY_DEVICE, buf, &plugin_msg));
+    PLUGIN_OK(api->stream_destroy(s, &plugin_msg));
 }
 
 TEST_F(CudaPlugin, EventsNeverRecordedOrPendingAreInvalidArguments) {

@@ -118,6 +118,9 @@ FIXTURE_TABLE_DEFINITION = {
 #endif
     add_slot, transpose_slot, reduce_slot, rows_slot,
     nullptr, // memory_info: optional
+    nullptr, // stream_native_handle: optional
+    nullptr, // pointer_device: optional
+    nullptr, // copy_peer: optional
 };
 
 #if defined(FIXTURE_NO_ENTRY)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gpucore/buffer.hpp"
+#include "gpucore/buffer_view.hpp"
 #include "gpucore/device.hpp"
 #include "gpucore/error.hpp"
 #include "gpucore/ops.hpp"

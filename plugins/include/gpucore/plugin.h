@@ -33,6 +33,12 @@
  *  - `msg` is never NULL; the plugin may leave it untouched on success.
  *  - Device indices are the plugin's own, 0 .. device_count-1. The core validates them before any
  *    call, and validates lengths, overflow and buffer sizes, so plugins may trust their arguments.
+ *  - Pointers in copy, fill and the operations: to a plugin of ABI 1.2 or later, the core may pass
+ *    any address inside an allocation (a view of part of a buffer) or inside memory the plugin's
+ *    pointer_device accepted (memory the user wrapped); such addresses are aligned to the element
+ *    size only, so wide loads and stores must check alignment. Ranges the core passes never
+ *    overlap except where a slot says so (vector_add: c equal to a or b). To a plugin of ABI 1.0
+ *    or 1.1 the core passes only addresses that allocate returned.
  *  - Asynchronous slots (copy, fill, ops) enqueue on `stream` and may return before the work ends.
  *    Errors raised while the work runs surface at the next synchronizing call on that stream.
  *
