@@ -25,7 +25,13 @@ namespace {
 // The rank's index among the ranks of its node: OpenMPI says it directly; otherwise the ranks
 // sharing memory with this one are counted.
 int node_local_rank() {
-    if (const char* text = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) return std::atoi(text);
+    // OpenMPI's own variable when it is a plain non-negative number; otherwise ask MPI.
+    if (const char* text = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) {
+        const std::string value(text);
+        if (!value.empty() && value.size() <= 6 && value.find_first_not_of("0123456789") == std::string::npos) {
+            return std::stoi(value);
+        }
+    }
     MPI_Comm node;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     int rank = 0;
