@@ -110,7 +110,7 @@ run_tsan() {
     -DGPUCORE_WAVE_EXCLUDE="$WAVE_EXCLUDE_TSAN"
   cmake --build build-tsan -j"$JOBS" --target gpucore_stress_tests gpucore_runtime_race_test \
     gpucore_fault_tests gpucore_cpu_backend_test gpucore_conformance gpucore_loader_tests \
-    gpucore_simt64_tests gpucore_simt32_tests gpucore_conformance_wave
+    gpucore_simt64_tests gpucore_simt32_tests gpucore_conformance_wave gpucore_multidevice_tests
   # OMP_TOOL_LIBRARIES loads Archer into libomp (ARCHER_OPTIONS=verbose=1 prints that it is active).
   # ignore_noninstrumented_modules: libomp itself is not built with TSan; its internal locking
   #   (mutexes initialised and taken inside libomp, memset of its own thread data) is invisible to
