@@ -61,11 +61,10 @@ void copy_peer(const DeviceRange& dst, const DeviceRange& src, Stream* stream, c
         return;
     }
     // Captured before the internal stream is taken: no registry lock is held while waiting for it.
+    // run_blocking itself orders the internal stream after the destination device's streams.
     const DeviceWork source_side(backend, from, operation);
-    const DeviceWork destination_side(backend, to, operation);
     backend.run_blocking(to, operation, [&](gpucore_stream internal) {
         source_side.order_before(internal, to, operation);
-        destination_side.order_before(internal, to, operation);
         backend.call(operation, to, slot, dst.data, to, src.data, from, dst.bytes, internal);
     });
 }
