@@ -4,6 +4,9 @@
 // Results are printed; they are not gpucore's numbers (those come through the public API).
 #pragma once
 
+#include <cub/cub.cuh>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -19,6 +22,15 @@
 #include "tuning_policy.hpp"
 
 namespace bench {
+
+// CUB's operators for the 16-bit reduce peer (widen each element, add in float).
+struct TuneWidenToFloat {
+    template <class D>
+    __device__ float operator()(D x) const { return static_cast<float>(x); }
+};
+struct TuneFloatSum {
+    __device__ float operator()(float a, float b) const { return a + b; }
+};
 
 struct Variant {
     std::string what;
@@ -72,17 +84,66 @@ public:
              });
     }
 
-    template <int kThreads, int kPacks>
-    void reduce(const float* in, std::size_t n, float* out, float* partials, unsigned* ticket,
-                int max_blocks) {
-        std::size_t grid = (n + kThreads * kPacks * 4 - 1) / (kThreads * kPacks * 4);
-        grid = std::min<std::size_t>(grid, max_blocks);
-        time("reduce 2^28 threads " + std::to_string(kThreads) + " packs " + std::to_string(kPacks) +
-                 " blocks " + std::to_string(grid),
-             4.0 * n, [&] {
-                 gpucore::gpu::reduce_single_pass_kernel<float, gpucore::gpu::SumOp, kThreads, kPacks>
-                     <<<static_cast<unsigned>(grid), kThreads, 0, stream_>>>(in, n, out, partials, ticket);
+    // The single-pass reduce over device type D (float, __half, __nv_bfloat16) with `waves` full
+    // waves of resident blocks (0: the grid that covers n with kPacks packs per thread).
+    template <class D, int kThreads, int kPacks, int kMinBlocks = 1>
+    void reduce_typed(const char* type, const D* in, std::size_t n, D* out, void* partials, unsigned* ticket,
+                      int waves) {
+        using Acc = gpucore::gpu::accumulator_of_t<D>;
+        constexpr auto kernel = gpucore::gpu::reduce_single_pass_kernel<D, gpucore::gpu::SumOp, kThreads, kPacks, kMinBlocks>;
+        int per_sm = 0;
+        BENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
+        constexpr std::size_t lanes = 16 / sizeof(D);
+        std::size_t grid = (n + kThreads * kPacks * lanes - 1) / (kThreads * kPacks * lanes);
+        if (waves > 0) grid = std::min<std::size_t>(grid, std::size_t(sms_) * per_sm * waves);
+        grid = std::min<std::size_t>(grid, gpucore::gpu::TuningPolicy::Scratch::kPartialSlots);
+        time(std::string("reduce ") + type + " 2^28 threads " + std::to_string(kThreads) + " packs " +
+                 std::to_string(kPacks) + " min " + std::to_string(kMinBlocks) + " blocks " + std::to_string(grid) + " (" +
+                 std::to_string(per_sm) + "/SM)",
+             double(sizeof(D)) * n, [&] {
+                 kernel<<<static_cast<unsigned>(grid), kThreads, 0, stream_>>>(in, n, out, static_cast<Acc*>(partials),
+                                                                              ticket);
              });
+    }
+
+    // CUB's reduce of the same input, widening to float (the benchmark's peer).
+    template <class D>
+    void reduce_cub(const char* type, const D* in, std::size_t n, float* out) {
+        const TuneWidenToFloat widen;
+        const TuneFloatSum sum;
+        std::size_t temp_bytes = 0;
+        BENCH_CUDA(cub::DeviceReduce::TransformReduce(nullptr, temp_bytes, in, out, static_cast<std::int64_t>(n), sum,
+                                                      widen, 0.0f, stream_));
+        void* temp = nullptr;
+        BENCH_CUDA(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
+        time(std::string("reduce ") + type + " 2^28 cub::DeviceReduce::TransformReduce (float)", double(sizeof(D)) * n,
+             [&] {
+                 BENCH_CUDA(cub::DeviceReduce::TransformReduce(temp, temp_bytes, in, out,
+                                                               static_cast<std::int64_t>(n), sum, widen, 0.0f,
+                                                               stream_));
+             });
+        cudaFree(temp);
+    }
+
+    // Every reduce variant for one device type, with CUB's between them (two alternations).
+    template <class D>
+    void reduce_sweep(const char* type, const D* in, std::size_t n, D* out, float* cub_out, void* partials,
+                      unsigned* ticket) {
+        for (int round = 0; round < 2; ++round) {
+            reduce_cub(type, in, n, cub_out);
+            reduce_typed<D, 256, 4>(type, in, n, out, partials, ticket, 1);
+            reduce_typed<D, 256, 2>(type, in, n, out, partials, ticket, 1);
+            reduce_typed<D, 256, 2, 3>(type, in, n, out, partials, ticket, 1);
+            reduce_typed<D, 256, 2, 4>(type, in, n, out, partials, ticket, 1);
+            reduce_typed<D, 256, 4, 3>(type, in, n, out, partials, ticket, 1);
+            reduce_typed<D, 256, 4, 4>(type, in, n, out, partials, ticket, 1);
+            reduce_typed<D, 256, 1, 4>(type, in, n, out, partials, ticket, 1);
+            reduce_typed<D, 512, 2, 2>(type, in, n, out, partials, ticket, 1);
+            reduce_typed<D, 1024, 2>(type, in, n, out, partials, ticket, 1);
+            reduce_typed<D, 1024, 1>(type, in, n, out, partials, ticket, 1);
+            reduce_typed<D, 1024, 4>(type, in, n, out, partials, ticket, 1);
+            reduce_cub(type, in, n, cub_out);
+        }
     }
 
     template <int kThreads, int kRowsInFlight>
@@ -167,12 +228,13 @@ inline void run_tuning(cudaStream_t stream, void* flush, std::size_t flush_bytes
     t.vector_add<256, 1>(a, b, c, n, 0);
     t.vector_add<256, 1, true>(a, b, c, n, 0);
     t.vector_add<256, 2, true>(a, b, c, n, 0);
-    // reduce
-    // 396 = one wave on an H200 at the committed kernel's 80 registers (3 blocks of 256 per SM).
-    for (int blocks : {396, 1056, 2112}) {
-        t.reduce<256, 4>(a, n, c, partials, tickets, blocks);
-        t.reduce<256, 2>(a, n, c, partials, tickets, blocks);
-    }
+    // reduce of every float width against CUB (n elements: 2^28)
+    t.reduce_sweep<float>("f32", a, n, c, reinterpret_cast<float*>(b), partials, tickets);
+    t.reduce_sweep<__half>("f16", reinterpret_cast<const __half*>(a), n, reinterpret_cast<__half*>(c),
+                           reinterpret_cast<float*>(b), partials, tickets);
+    t.reduce_sweep<__nv_bfloat16>("bf16", reinterpret_cast<const __nv_bfloat16*>(a), n,
+                                  reinterpret_cast<__nv_bfloat16*>(c), reinterpret_cast<float*>(b), partials,
+                                  tickets);
     // reduce_rows long rows
     for (std::size_t split : {1, 2}) {
         t.rows_block<256, 2>(a, 2048, 131072, split, c, partials, tickets);

@@ -39,11 +39,12 @@ void launch_reduce(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, st
         using Op = decltype(functor);
         using Acc = accumulator_of_t<T>;
         static_assert(sizeof(Acc) <= 8, "partials use 8-byte scratch slots");
-        constexpr auto kernel = reduce_single_pass_kernel<T, Op, Policy::kThreads, Policy::kPacksPerThread>;
+        constexpr int kPacks = Policy::packs_per_thread<T>();
+        constexpr auto kernel =
+            reduce_single_pass_kernel<T, Op, Policy::kThreads, kPacks, Policy::min_blocks_per_sm<T>()>;
         std::size_t grid = small_input_grid(n, Pack<T>::kCount);
-        if (grid == 0) { // large: kPacksPerThread packs per thread, at most one full wave
-            const std::size_t per_block =
-                static_cast<std::size_t>(Policy::kThreads) * Policy::kPacksPerThread * Pack<T>::kCount;
+        if (grid == 0) { // large: kPacks packs per thread, at most one full wave
+            const std::size_t per_block = static_cast<std::size_t>(Policy::kThreads) * kPacks * Pack<T>::kCount;
             grid = std::min({ceil_div(n, per_block),
                              resident_blocks_of<kernel, Policy::kThreads>(ctx.device),
                              static_cast<std::size_t>(Policy::kMaxBlocks),

@@ -27,14 +27,19 @@ struct TuningPolicy {
     };
     struct Reduce {
         static constexpr int kThreads = 256;
-        static constexpr int kPacksPerThread = 4;
         // Single pass: every block leaves one partial; the last block to finish combines them.
-        // Large inputs: kPacksPerThread packs per thread until the GPU holds one full wave of
+        // Large inputs: packs_per_thread<T>() packs per thread until the GPU holds one full wave of
         // resident blocks (registers counted: resident_blocks_of), at most kMaxBlocks (<= the
-        // scratch's partial slots). H200, 2^28, one wave against CUB: f32 0.990, u32 0.999, i32
-        // 0.996, f64 1.002. Before (no launch-bounds minimum, a thread-count grid of 1056
-        // blocks): nvcc gave the integer kernels 48 registers and one load in flight, 5 blocks
-        // fit per SM, the grid ran 1.6 waves: i32/u32 0.85.
+        // scratch's partial slots). The launch bound asks for min_blocks_per_sm<T>() blocks per SM
+        // (a register budget; with no minimum, nvcc 13 gave the i32/u32 kernels 48 registers and
+        // one load in flight). H200, 2^28, against CUB (TransformReduce to float for the 16-bit
+        // types), ms: f16 4 packs, 1 block bound (2 resident/SM) 0.1388, CUB 0.1382; 2 packs, bound
+        // 1 (3/SM) 0.1336, bound 4 0.1286; 1 pack, bound 4 (5/SM) 0.1350; 1024 threads, 2 packs
+        // 0.1289 (bf16 the same). f32 4 packs bound 1 (3/SM) 0.2441, bound 4 0.2427, CUB 0.2429.
+        template <class T>
+        static constexpr int packs_per_thread() { return sizeof(T) == 2 ? 2 : 4; }
+        template <class T>
+        static constexpr int min_blocks_per_sm() { return sizeof(T) <= 4 ? 4 : 1; }
         static constexpr int kMaxBlocks = 4096;
         // Small inputs (one launch, latency-bound): one block while each thread has at most
         // kMaxPacksPerThread packs, else the fewest packs per thread that need at most

@@ -13,12 +13,13 @@
 
 namespace gpucore::gpu {
 
-// Launch bounds with a minimum of 1 block per SM: the compiler may then spend the registers that
-// keep all kPacksInFlight loads in flight (with no minimum given, nvcc 13 gave the i32/u32
-// instantiations 48 registers and issued one load at a time). The launcher sizes the grid to the
-// resulting occupancy (resident_blocks_of).
-template <class T, class Op, int kThreads, int kPacksInFlight>
-__global__ void __launch_bounds__(kThreads, 1)
+// Launch bounds with a minimum of kMinBlocksPerSm blocks per SM: a register budget chosen per
+// element size (TuningPolicy::Reduce) so that every one of the kPacksInFlight loads stays in flight
+// and enough blocks stay resident (with no minimum given, nvcc 13 gave the i32/u32 instantiations
+// 48 registers and issued one load at a time). The launcher sizes the grid to the resulting
+// occupancy (resident_blocks_of).
+template <class T, class Op, int kThreads, int kPacksInFlight, int kMinBlocksPerSm>
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     reduce_single_pass_kernel(const T* in, std::size_t n, T* out, accumulator_of_t<T>* partials,
                               unsigned int* ticket) {
     using Acc = accumulator_of_t<T>;
