@@ -110,7 +110,8 @@ run_tsan() {
     -DGPUCORE_WAVE_EXCLUDE="$WAVE_EXCLUDE_TSAN"
   cmake --build build-tsan -j"$JOBS" --target gpucore_stress_tests gpucore_runtime_race_test \
     gpucore_fault_tests gpucore_cpu_backend_test gpucore_conformance gpucore_loader_tests \
-    gpucore_simt64_tests gpucore_simt32_tests gpucore_conformance_wave gpucore_multidevice_tests
+    gpucore_simt64_tests gpucore_simt32_tests gpucore_conformance_wave gpucore_multidevice_tests \
+    gpucore_gpu_table_test
   # OMP_TOOL_LIBRARIES loads Archer into libomp (ARCHER_OPTIONS=verbose=1 prints that it is active).
   # ignore_noninstrumented_modules: libomp itself is not built with TSan; its internal locking
   #   (mutexes initialised and taken inside libomp, memset of its own thread data) is invisible to
@@ -119,7 +120,8 @@ run_tsan() {
   # allocator_may_return_null: the out-of-memory tests (see the ASan stage).
   # The soak is left out (it is about memory, and 100,000 cycles under TSan take too long); the
   # conformance suite contributes its stream/event and blocking-order tests, the loader suite its
-  # raced start, the simt execution (backends/simt) its own tests and its multi-block reductions
+  # raced start and the gpu plugins' entry points called by several threads at once, the simt
+  # execution (backends/simt) its own tests and its multi-block reductions
   # (workers, streams, the last-block ticket; its fibers are announced to TSan, and its atomics carry acquire/release
   # order under TSan because TSan does not model the fences the kernels use), and the copies between
   # devices their copies in both directions from several threads at once.
@@ -133,7 +135,7 @@ SUPP
   OMP_TOOL_LIBRARIES=$ARCHER ARCHER_OPTIONS="verbose=1" \
   TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:allocator_may_return_null=1:suppressions=$PWD/build-tsan/tsan.supp:external_symbolizer_path=$CLANG_BIN/llvm-symbolizer" \
     ctest --test-dir build-tsan --output-on-failure -j"$JOBS" -LE soak \
-      -R '^(stress\.|CpuStream\.|CpuEvent\.|loader\.Loader\.DiscoveryRacedFromManyThreadsRunsOnce$|.*StreamsEvents\.|.*BlockingOrder\.|simt(64|32)\.|wave(64|32)\.(Reduce|ReduceRows)$|multidevice\.Concurrency$)'
+      -R '^(stress\.|CpuStream\.|CpuEvent\.|loader\.Loader\.DiscoveryRacedFromManyThreadsRunsOnce$|loader\.gpu_table\.|.*StreamsEvents\.|.*BlockingOrder\.|simt(64|32)\.|wave(64|32)\.(Reduce|ReduceRows)$|multidevice\.Concurrency$)'
 }
 
 # ---- libFuzzer: bounded runs from the committed seeds ----------------------------------------------

@@ -17,9 +17,15 @@ const char* to_string(OpKind op) noexcept {
 }
 
 std::optional<OpKind> parse_op_kind(const std::string& name) {
-    for (OpKind op : {OpKind::vector_add, OpKind::transpose, OpKind::reduce, OpKind::reduce_rows})
+    for (OpKind op : all_op_kinds)
         if (name == to_string(op)) return op;
     return std::nullopt;
+}
+
+std::vector<std::string> op_kind_names() {
+    std::vector<std::string> names;
+    for (OpKind op : all_op_kinds) names.emplace_back(to_string(op));
+    return names;
 }
 
 std::optional<DType> parse_dtype(const std::string& name) {

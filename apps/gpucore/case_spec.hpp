@@ -13,11 +13,15 @@
 
 namespace gpucore::cli {
 
+// The ops the command runs. A new one is added to both lists, and its rules below.
 enum class OpKind { vector_add, transpose, reduce, reduce_rows };
+inline constexpr OpKind all_op_kinds[] = {OpKind::vector_add, OpKind::transpose, OpKind::reduce,
+                                          OpKind::reduce_rows}; // the order of `run all`
 
 const char* to_string(OpKind op) noexcept; // "vector_add"
 // The op named `name` ("vector_add", ...), or nullopt.
 std::optional<OpKind> parse_op_kind(const std::string& name);
+std::vector<std::string> op_kind_names(); // every op's, in all_op_kinds order
 std::optional<DType> parse_dtype(const std::string& name);        // "f32" ...
 std::vector<std::string> dtype_names();                           // every dtype's, in list order
 std::optional<ReduceOp> parse_reduce_op(const std::string& name); // "sum" ...

@@ -27,7 +27,7 @@ std::string usage_of(const CLI::App* subcommand) {
     if (subcommand == nullptr) return main_usage;
     const std::string name = subcommand->get_name();
     if (name == "info") return info_usage;
-    if (name == "run") return run_usage;
+    if (name == "run") return run_usage();
     if (name == "bench") return bench_usage;
     return main_usage;
 }

@@ -22,7 +22,8 @@ struct RunOptions {
     bool json = false;
 };
 
-extern const char* const run_usage;
+// "gpucore run vector_add|...|all [--dtype DTYPE] ...": the line a usage error prints.
+std::string run_usage();
 
 // Registers the subcommand; its options are written into `options` when parsed.
 CLI::App* add_run_command(CLI::App& app, RunOptions& options);

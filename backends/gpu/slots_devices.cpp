@@ -5,11 +5,11 @@
 #include <string>
 
 #include "gpu_error.hpp"
-#include "plugin_slots.hpp"
 #include "plugin_state.hpp"
+#include "plugin_table.hpp"
 #include "slot_guard.hpp"
 
-namespace gpucore::gpu::slots {
+namespace gpucore::gpu {
 namespace {
 
 int attribute(gpuDeviceAttr_t attr, int device) {
@@ -71,8 +71,6 @@ std::string runtime_failure(gpuError_t err, const char* call) {
     return vendor_call_text(call) + ": " + gpuGetErrorString(err) + " (" + gpuGetErrorName(err) + ")";
 }
 
-} // namespace
-
 gpucore_status init(const gpucore_host_services* host, gpucore_message* msg) {
     return guarded(msg, -1, [&] {
         PluginState& state = plugin_state();
@@ -118,4 +116,13 @@ gpucore_status device_properties(int device, gpucore_device_properties* props,
     });
 }
 
-} // namespace gpucore::gpu::slots
+} // namespace
+
+void fill_device_slots(gpucore_plugin_api& table) noexcept {
+    table.init = init;
+    table.shutdown = shutdown;
+    table.device_count = device_count;
+    table.device_properties = device_properties;
+}
+
+} // namespace gpucore::gpu

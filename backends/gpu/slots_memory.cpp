@@ -5,11 +5,11 @@
 #include "gpu_error.hpp"
 #include "launch.hpp"
 #include "plugin_handles.hpp"
-#include "plugin_slots.hpp"
 #include "plugin_state.hpp"
+#include "plugin_table.hpp"
 #include "slot_guard.hpp"
 
-namespace gpucore::gpu::slots {
+namespace gpucore::gpu {
 namespace {
 
 // Managed memory may oversubscribe the device, but an oversubscribed allocation can stall the
@@ -24,8 +24,6 @@ void check_managed_fits(std::size_t bytes) {
                            std::to_string(free_bytes) + " bytes free on the device");
     }
 }
-
-} // namespace
 
 gpucore_status memory_info(int device, uint64_t* free_bytes, uint64_t* total_bytes,
                            gpucore_message* msg) {
@@ -122,4 +120,15 @@ gpucore_status fill(void* dst, const void* value, size_t element_size, size_t co
     });
 }
 
-} // namespace gpucore::gpu::slots
+} // namespace
+
+void fill_memory_slots(gpucore_plugin_api& table) noexcept {
+    table.allocate = allocate;
+    table.deallocate = deallocate;
+    table.copy = copy;
+    table.fill = fill;
+    table.memory_info = memory_info;
+    table.pointer_device = pointer_device;
+}
+
+} // namespace gpucore::gpu

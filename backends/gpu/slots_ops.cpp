@@ -3,11 +3,11 @@
 #include "gpu_error.hpp"
 #include "launch.hpp"
 #include "plugin_handles.hpp"
-#include "plugin_slots.hpp"
 #include "plugin_state.hpp"
+#include "plugin_table.hpp"
 #include "slot_guard.hpp"
 
-namespace gpucore::gpu::slots {
+namespace gpucore::gpu {
 namespace {
 
 // Runs `launch(ctx)` for `stream` on its device, as a guarded slot.
@@ -21,8 +21,6 @@ gpucore_status enqueue(gpucore_stream stream, gpucore_message* msg, Launch&& lau
         launch(ctx);
     });
 }
-
-} // namespace
 
 gpucore_status vector_add(gpucore_dtype dtype, const void* a, const void* b, void* c, size_t n,
                           gpucore_stream stream, gpucore_message* msg) {
@@ -52,4 +50,13 @@ gpucore_status reduce_rows(gpucore_dtype dtype, gpucore_reduce_op op, const void
     });
 }
 
-} // namespace gpucore::gpu::slots
+} // namespace
+
+void fill_op_slots(gpucore_plugin_api& table) noexcept {
+    table.vector_add = vector_add;
+    table.transpose = transpose;
+    table.reduce = reduce;
+    table.reduce_rows = reduce_rows;
+}
+
+} // namespace gpucore::gpu

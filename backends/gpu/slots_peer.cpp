@@ -8,8 +8,8 @@
 
 #include "gpu_error.hpp"
 #include "plugin_handles.hpp"
-#include "plugin_slots.hpp"
 #include "plugin_state.hpp"
+#include "plugin_table.hpp"
 #include "slot_guard.hpp"
 
 namespace gpucore::gpu {
@@ -46,10 +46,6 @@ PeerAccess& peer_access() {
     return *access;
 }
 
-} // namespace
-
-namespace slots {
-
 gpucore_status copy_peer(void* dst, int dst_device, const void* src, int src_device, size_t bytes,
                          gpucore_stream stream, gpucore_message* msg) {
     return guarded(msg, stream->device, [&] {
@@ -65,5 +61,8 @@ gpucore_status copy_peer(void* dst, int dst_device, const void* src, int src_dev
     });
 }
 
-} // namespace slots
+} // namespace
+
+void fill_peer_slots(gpucore_plugin_api& table) noexcept { table.copy_peer = copy_peer; }
+
 } // namespace gpucore::gpu

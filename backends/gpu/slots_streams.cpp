@@ -4,11 +4,11 @@
 
 #include "gpu_error.hpp"
 #include "plugin_handles.hpp"
-#include "plugin_slots.hpp"
 #include "plugin_state.hpp"
+#include "plugin_table.hpp"
 #include "slot_guard.hpp"
 
-namespace gpucore::gpu::slots {
+namespace gpucore::gpu {
 namespace {
 
 // *done = 1 / 0 for a completed / pending query; other results are errors.
@@ -17,8 +17,6 @@ void query_result(gpuError_t err, int* done, const char* call) {
     else if (err == gpuErrorNotReady) *done = 0;
     else check_call(err, call, __FILE__, __LINE__);
 }
-
-} // namespace
 
 gpucore_status stream_create(int device, gpucore_stream* stream, gpucore_message* msg) {
     return guarded(msg, device, [&] {
@@ -148,4 +146,21 @@ gpucore_status event_elapsed_ms(gpucore_event start, gpucore_event end, double* 
     });
 }
 
-} // namespace gpucore::gpu::slots
+} // namespace
+
+void fill_stream_slots(gpucore_plugin_api& table) noexcept {
+    table.stream_create = stream_create;
+    table.stream_destroy = stream_destroy;
+    table.stream_synchronize = stream_synchronize;
+    table.stream_query = stream_query;
+    table.stream_wait_event = stream_wait_event;
+    table.stream_native_handle = stream_native_handle;
+    table.event_create = event_create;
+    table.event_destroy = event_destroy;
+    table.event_record = event_record;
+    table.event_synchronize = event_synchronize;
+    table.event_query = event_query;
+    table.event_elapsed_ms = event_elapsed_ms;
+}
+
+} // namespace gpucore::gpu

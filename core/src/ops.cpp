@@ -97,9 +97,12 @@ public:
         return backend_->optional_slot(member, operation_, device_);
     }
 
-    const Backend& backend() const { return *backend_; }
-    int device() const { return device_; }
-    gpucore_stream stream() const { return Access::handle(stream_); }
+    // Enqueues the operation: slot(args..., stream, message); an error it returns names the
+    // operation, the backend and the device.
+    template <class Slot, class... Args>
+    void call(Slot op_slot, Args... args) const {
+        backend_->call(operation_, device_, op_slot, args..., Access::handle(stream_));
+    }
 
 private:
     const char* operation_;
@@ -132,9 +135,8 @@ void vector_add(Stream& stream, DType dtype, const MemoryRange& a, const MemoryR
                        " (c may be exactly a or b, or not overlap them)");
         }
     }
-    check.backend().call("vector_add", check.device(), slot, plugin_dtype,
-                         static_cast<const void*>(a.data()), static_cast<const void*>(b.data()), c.data(),
-                         n_a, check.stream());
+    check.call(slot, plugin_dtype, static_cast<const void*>(a.data()), static_cast<const void*>(b.data()),
+               c.data(), n_a);
 }
 
 void transpose(Stream& stream, DType dtype, const MemoryRange& in, const MemoryRange& out,
@@ -149,8 +151,7 @@ void transpose(Stream& stream, DType dtype, const MemoryRange& in, const MemoryR
     if (elements == 0) return;
     if (identical(in, out)) check.fail("in and out are the same buffer (transpose does not work in place)");
     check.disjoint(in, out, "in and out overlap (transpose does not work in place)");
-    check.backend().call("transpose", check.device(), slot, plugin_dtype,
-                         static_cast<const void*>(in.data()), out.data(), rows, cols, check.stream());
+    check.call(slot, plugin_dtype, static_cast<const void*>(in.data()), out.data(), rows, cols);
 }
 
 void reduce(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, const MemoryRange& out,
@@ -164,9 +165,7 @@ void reduce(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, con
     const gpucore_reduce_op plugin_op = check.reduce_op(op);
     check.disjoint(in, out, "out overlaps in (a reduction does not work in place)");
     // n_in == 0 still runs: the plugin writes the identity to out[0].
-    check.backend().call("reduce", check.device(), slot, plugin_dtype,
-                         plugin_op, static_cast<const void*>(in.data()), n_in, out.data(),
-                         check.stream());
+    check.call(slot, plugin_dtype, plugin_op, static_cast<const void*>(in.data()), n_in, out.data());
 }
 
 void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, const MemoryRange& out,
@@ -184,9 +183,8 @@ void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in
     if (rows == 0) return;
     check.disjoint(in, out, "out overlaps in (a reduction does not work in place)");
     // cols == 0 still runs: the plugin writes the identity to every out[r].
-    check.backend().call("reduce_rows", check.device(), slot,
-                         plugin_dtype, plugin_op, static_cast<const void*>(in.data()), rows, cols,
-                         out.data(), check.stream());
+    check.call(slot, plugin_dtype, plugin_op, static_cast<const void*>(in.data()), rows, cols,
+               out.data());
 }
 
 void order_after_device_work(Stream& stream, const char* operation) {

@@ -39,10 +39,12 @@ gpucore_status fail(gpucore_message* msg, gpucore_status status, const char* tex
     return status;
 }
 
-// ---- element-wise helpers, one per dtype --------------------------------------------------------
+// ---- the operations' loops, one instance per dtype (the first argument names the type) -----------
+
+using gpucore::type_tag;
 
 template <class T>
-void add(const void* a, const void* b, void* c, size_t n) {
+void add(type_tag<T>, const void* a, const void* b, void* c, size_t n) {
     const T* x = static_cast<const T*>(a);
     const T* y = static_cast<const T*>(b);
     T* z = static_cast<T*>(c);
@@ -57,7 +59,7 @@ void add(const void* a, const void* b, void* c, size_t n) {
 }
 
 template <class T>
-void transpose_loop(const void* in, void* out, size_t rows, size_t cols) {
+void transpose_loop(type_tag<T>, const void* in, void* out, size_t rows, size_t cols) {
     const T* src = static_cast<const T*>(in);
     T* dst = static_cast<T*>(out);
     for (size_t r = 0; r < rows; ++r) {
@@ -101,32 +103,22 @@ gpucore::accumulator_t<T> reduce_range(gpucore_reduce_op op, const T* data, size
 }
 
 template <class T>
-void reduce_rows_loop(gpucore_reduce_op op, const void* in, size_t rows, size_t cols, void* out) {
+void reduce_rows_loop(type_tag<T>, gpucore_reduce_op op, const void* in, size_t rows, size_t cols, void* out) {
     const T* src = static_cast<const T*>(in);
     T* dst = static_cast<T*>(out);
     for (size_t r = 0; r < rows; ++r) dst[r] = static_cast<T>(reduce_range(op, src + r * cols, cols));
 }
 
-// Calls F<T>::run(args...) with T the element type of the runtime dtype (gpucore::visit_dtype
-// expands the contract's dtype list, so a dtype added to the contract reaches this code).
-template <template <class> class F, class... Args>
-gpucore_status dispatch(gpucore_dtype dtype, gpucore_message* msg, Args... args) {
-    const bool known = gpucore::visit_dtype(dtype, [&](auto tag) { F<typename decltype(tag)::type>::run(args...); });
-    return known ? GPUCORE_OK : fail(msg, GPUCORE_ERROR_NOT_SUPPORTED, "template: unknown dtype");
+// An operation's slot body: calls run(type_tag<T>{}) with T the element type of the runtime dtype,
+// inside guarded() (gpucore::visit_dtype expands the contract's dtype list, so a dtype added to
+// the contract reaches this code).
+template <class Run>
+gpucore_status dispatch(gpucore_dtype dtype, gpucore_message* msg, Run&& run) {
+    return guarded(msg, [&] {
+        const bool known = gpucore::visit_dtype(dtype, run);
+        return known ? GPUCORE_OK : fail(msg, GPUCORE_ERROR_NOT_SUPPORTED, "template: unknown dtype");
+    });
 }
-
-template <class T> struct AddOp { static void run(const void* a, const void* b, void* c, size_t n) { add<T>(a, b, c, n); } };
-template <class T> struct TransposeOp { static void run(const void* in, void* out, size_t r, size_t c) { transpose_loop<T>(in, out, r, c); } };
-template <class T> struct ReduceOp {
-    static void run(gpucore_reduce_op op, const void* in, size_t n, void* out) {
-        *static_cast<T*>(out) = static_cast<T>(reduce_range(op, static_cast<const T*>(in), n));
-    }
-};
-template <class T> struct ReduceRowsOp {
-    static void run(gpucore_reduce_op op, const void* in, size_t rows, size_t cols, void* out) {
-        reduce_rows_loop<T>(op, in, rows, cols, out);
-    }
-};
 
 // ---- streams and events ---------------------------------------------------------------------------
 
@@ -264,22 +256,22 @@ gpucore_status tpl_fill(void* dst, const void* value, size_t element_size, size_
 
 gpucore_status tpl_vector_add(gpucore_dtype dtype, const void* a, const void* b, void* c, size_t n,
                               gpucore_stream, gpucore_message* msg) {
-    return guarded(msg, [&] { return dispatch<AddOp>(dtype, msg, a, b, c, n); });
+    return dispatch(dtype, msg, [&](auto type) { add(type, a, b, c, n); });
 }
 
 gpucore_status tpl_transpose(gpucore_dtype dtype, const void* in, void* out, size_t rows, size_t cols,
                              gpucore_stream, gpucore_message* msg) {
-    return guarded(msg, [&] { return dispatch<TransposeOp>(dtype, msg, in, out, rows, cols); });
+    return dispatch(dtype, msg, [&](auto type) { transpose_loop(type, in, out, rows, cols); });
 }
 
 gpucore_status tpl_reduce(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, size_t n, void* out,
                           gpucore_stream, gpucore_message* msg) {
-    return guarded(msg, [&] { return dispatch<ReduceOp>(dtype, msg, op, in, n, out); });
+    return dispatch(dtype, msg, [&](auto type) { reduce_rows_loop(type, op, in, 1, n, out); }); // one row
 }
 
 gpucore_status tpl_reduce_rows(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, size_t rows,
                                size_t cols, void* out, gpucore_stream, gpucore_message* msg) {
-    return guarded(msg, [&] { return dispatch<ReduceRowsOp>(dtype, msg, op, in, rows, cols, out); });
+    return dispatch(dtype, msg, [&](auto type) { reduce_rows_loop(type, op, in, rows, cols, out); });
 }
 
 // The table: static storage, filled in at compile time.

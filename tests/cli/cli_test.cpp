@@ -422,6 +422,25 @@ TEST(Errors, HelpOnEveryCommandExitsZero) {
     EXPECT_NE(gpucore_cli({"bench", "--help"}).out.find("--quick"), std::string::npos);
 }
 
+// The op list and its shape and reduction rules are written once (case_spec); the usage line, the
+// help and the messages of `run` are derived from them and must still name each op where it fits.
+TEST(Errors, RunUsageHelpAndMessagesNameTheOpsTheyApplyTo) {
+    const ChildResult usage = gpucore_cli({"run", "vector_mul"});
+    EXPECT_NE(usage.err.find("usage: gpucore run vector_add|transpose|reduce|reduce_rows|all [--dtype"),
+              std::string::npos)
+        << usage.err;
+    EXPECT_NE(usage.err.find("{vector_add,transpose,reduce,reduce_rows,all}"), std::string::npos) << usage.err;
+    const std::string help = gpucore_cli({"run", "--help"}).out;
+    for (const char* text : {"Elements, for vector_add and reduce (", "Rows, for transpose and reduce_rows (",
+                             "Columns, for transpose and reduce_rows ("})
+        EXPECT_NE(help.find(text), std::string::npos) << text << " in\n" << help;
+    for (const char* op : {"vector_add", "transpose"}) {
+        const ChildResult r = gpucore_cli({"run", op, "--op", "max"});
+        EXPECT_EQ(r.exit_code, 2) << op;
+        EXPECT_NE(r.err.find("--op applies to reduce and reduce_rows only"), std::string::npos) << r.err;
+    }
+}
+
 TEST(Errors, ARunLargerThanMemoryIsRefusedWithTheNumbers) {
     for (const char* n : {"2^40", "2^50"}) {
         const ChildResult r = gpucore_cli({"run", "vector_add", "--n", n, "--device", "cpu"});
