@@ -2,7 +2,8 @@
 // Method (also stated in the JSON): each case is verified once against the CPU reference, warmed
 // up, then timed with events around each of `repeats` runs; the median is reported. Runs rotate
 // through several identical copies of the buffers ("sets", up to 256) so that about
-// max(4 x L2, 256 MiB) is touched between two uses of one set: inputs are not served from cache
+// max(4 x the largest cache, 256 MiB) is touched between two uses of one set (the cpu backend
+// counts the host's last-level cache; --quick only the device's L2): inputs are not served from cache
 // (except the smallest cases, whose 256 sets still fit; the JSON gives each case's footprint).
 // The copy baseline copies half the case's bytes_moved (a copy reads and writes each byte) with
 // Buffer::copy_from_async on the same device, the same way.
@@ -60,27 +61,44 @@ struct BenchResult {
     std::optional<PeerResult> peer;
 };
 
-// Bytes that must be touched between two uses of one set so it has left the caches.
-double rotation_target_bytes(const Device& device) {
-    const double l2 = static_cast<double>(device.properties().l2_cache_bytes);
-    return std::max(4.0 * l2, 256.0 * 1024 * 1024);
+// The largest cache that can keep a set between two of its uses: the device's L2 (a GPU's last
+// level); on the cpu backend, whose device reports one core's L2, the host's last level too
+// (a server's L3 can hold hundreds of MiB).
+double largest_cache_bytes(const Device& device) {
+    double bytes = static_cast<double>(device.properties().l2_cache_bytes);
+    if (device.backend_name() == "cpu") {
+#if defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL4_CACHE_SIZE)
+        for (const int level : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL4_CACHE_SIZE}) {
+            bytes = std::max(bytes, static_cast<double>(std::max(0L, ::sysconf(level))));
+        }
+#endif
+    }
+    return bytes;
 }
 
-std::size_t rotation_sets(const Device& device, double bytes_per_set) {
+// Bytes that must be touched between two uses of one set so it has left the caches. A --quick run
+// (small sizes, seconds) counts the device's own L2 only: filling sets as large as a server's L3
+// would take most of its time.
+double rotation_target_bytes(const Device& device, bool quick) {
+    const double cache = quick ? static_cast<double>(device.properties().l2_cache_bytes) : largest_cache_bytes(device);
+    return std::max(4.0 * cache, 256.0 * 1024 * 1024);
+}
+
+std::size_t rotation_sets(double rotation_bytes, double bytes_per_set) {
     if (bytes_per_set <= 0) return 1;
-    const double wanted = std::ceil(rotation_target_bytes(device) / bytes_per_set);
+    const double wanted = std::ceil(rotation_bytes / bytes_per_set);
     return static_cast<std::size_t>(std::clamp(wanted, 1.0, static_cast<double>(max_sets)));
 }
 
 std::size_t next_set(std::size_t i, std::size_t sets) { return (i + 1) % sets; }
 
 // Device-to-device copies moving `bytes_moved` bytes in all (half read, half written).
-TimingStats time_copy(const Device& device, double bytes_moved, std::size_t repeats,
+TimingStats time_copy(const Device& device, double bytes_moved, double rotation_bytes, std::size_t repeats,
                       double& copy_gbps) {
     const auto count =
         static_cast<std::size_t>(std::max(1.0, std::floor(bytes_moved / 2.0 / sizeof(std::uint32_t))));
     const double moved = 2.0 * static_cast<double>(count * sizeof(std::uint32_t));
-    const std::size_t sets = rotation_sets(device, moved);
+    const std::size_t sets = rotation_sets(rotation_bytes, moved);
     std::vector<Buffer<std::uint32_t>> src, dst;
     for (std::size_t s = 0; s < sets; ++s) {
         src.emplace_back(device, count);
@@ -129,7 +147,7 @@ PeerResult time_openmp_peer(OpCase<T>& op, Stream& stream, std::size_t repeats) 
 }
 
 template <class T>
-BenchResult bench_case(const Device& device, const BenchCase& bc, std::size_t repeats,
+BenchResult bench_case(const Device& device, const BenchCase& bc, double rotation_bytes, std::size_t repeats,
                        std::uint64_t seed) {
     const CaseSpec& spec = bc.spec;
     BenchResult result;
@@ -148,7 +166,7 @@ BenchResult bench_case(const Device& device, const BenchCase& bc, std::size_t re
         stream.synchronize();
     }
     {
-        OpCase<T> op(device, spec, rotation_sets(device, spec.bytes_moved()), seed);
+        OpCase<T> op(device, spec, rotation_sets(rotation_bytes, spec.bytes_moved()), seed);
         result.sets = op.sets();
         result.footprint_bytes = op.footprint_bytes();
         Stream stream(device);
@@ -166,7 +184,7 @@ BenchResult bench_case(const Device& device, const BenchCase& bc, std::size_t re
         if (device.backend_name() == "cpu" && spec.op == OpKind::vector_add)
             result.peer = time_openmp_peer(op, stream, repeats);
     } // frees the case's buffers before the copy baseline allocates its own
-    result.copy = time_copy(device, spec.bytes_moved(), repeats, result.copy_gbps);
+    result.copy = time_copy(device, spec.bytes_moved(), rotation_bytes, repeats, result.copy_gbps);
     return result;
 }
 
@@ -284,6 +302,7 @@ int bench_command(const BenchOptions& o) {
     }
     const Device device = o.device.empty() ? default_device() : select_device(o.device);
     const std::size_t repeats = o.repeat ? o.repeat : (o.quick ? 5 : 10);
+    const double rotation_bytes = rotation_target_bytes(device, o.quick);
     const std::vector<BenchCase> plan =
         select_dtypes(bench_plan(o.quick, device.backend_name() != "cpu"), o.dtypes);
     const bool progress = isatty(STDERR_FILENO) != 0;
@@ -298,7 +317,7 @@ int bench_command(const BenchOptions& o) {
         try {
             results.push_back(dispatch_dtype(plan[i].spec.dtype, [&](auto tag) {
                 using T = typename decltype(tag)::type;
-                return bench_case<T>(device, plan[i], repeats, o.seed);
+                return bench_case<T>(device, plan[i], rotation_bytes, repeats, o.seed);
             }));
         } catch (const gpucore::Error& e) {
             // A sweep covers every dtype; one the backend does not implement is skipped and said,
@@ -351,7 +370,8 @@ int bench_command(const BenchOptions& o) {
         for (const auto& [name, reason] : skipped) out["skipped"].push_back({{"case", name}, {"reason", reason}});
         out["method"] = "median of event-timed runs after warm-up; buffers rotated through up to " +
                         std::to_string(max_sets) +
-                        " sets touching max(4 x L2, 256 MiB) between uses; copy baseline = "
+                        " sets touching max(4 x the largest cache (cpu: the host's last level; --quick: "
+                        "the device's L2), 256 MiB) between uses; copy baseline = "
                         "Buffer::copy_from_async moving the same bytes; peer timings are host "
                         "wall-clock including synchronisation";
         out["verified"] = all_passed;

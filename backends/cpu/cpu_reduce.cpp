@@ -62,6 +62,13 @@ template <class T>
 inline constexpr std::size_t kLanes = kVectors * kVectorBytes / sizeof(T);
 // Elements per leaf: each accumulator lane combines kLeaf / kLanes (32 for f32) values serially.
 inline constexpr std::size_t kLeaf = 1024;
+// How far ahead of the block being read a leaf asks for data (prefetch). The 16-bit loaders spend
+// about three times the instructions per byte that float's do, so the out-of-order window alone
+// keeps fewer cache misses in flight. 16-core Xeon (300 MiB L3), inputs rotated past it, GB/s
+// without / with 4 KiB ahead: reduce_rows 8192 x 8192 f16 105, 104 / 144, 131; f32 143, 135 /
+// 165, 153; reduce 2^26 f16 125, 105 / 119, 131; f32 147, 155 / 165, 162.
+inline constexpr std::size_t kPrefetchBytes = 4096;
+inline constexpr std::size_t kCacheLineBytes = 64;
 // Elements per work item: 256 KiB of f32, long enough to amortise scheduling, short enough to
 // spread one long row over the team.
 inline constexpr std::size_t kChunk = std::size_t{1} << 16;
@@ -166,6 +173,15 @@ struct HalfToFloat {
     }
 };
 
+// Asks for the cache lines kPrefetchBytes past the `bytes` starting at `block`. A prefetch never
+// faults, so lines past the end of the input are harmless (the address is formed as an integer).
+GPUCORE_CPU_INLINE void prefetch_ahead(const void* block, std::size_t bytes) {
+    const std::uintptr_t ahead = reinterpret_cast<std::uintptr_t>(block) + kPrefetchBytes;
+    for (std::size_t line = 0; line < bytes; line += kCacheLineBytes) {
+        __builtin_prefetch(reinterpret_cast<const void*>(ahead + line), 0, 3);
+    }
+}
+
 // ---- leaf, span, tree --------------------------------------------------------------------------
 
 // Combines the lanes of one vector as a tree.
@@ -188,6 +204,7 @@ GPUCORE_CPU_INLINE typename VectorOf<T>::type reduce_leaf(const typename L::inpu
     for (Vec& a : acc) a = identity_vector<T, Op>();
     for (std::size_t b = 0; b < blocks; ++b) {
         Vec block[kVectors];
+        prefetch_ahead(x + b * kLanes<T>, kLanes<T> * sizeof(typename L::input));
         L::load_block(x + b * kLanes<T>, block);
         for (std::size_t k = 0; k < kVectors; ++k) acc[k] = Op::combine(acc[k], block[k]);
     }
