@@ -112,27 +112,33 @@ void copy_staged(const DeviceRange& dst, const DeviceRange& src, const char* ope
     const auto* source = static_cast<const unsigned char*>(src.data);
     auto* destination = static_cast<unsigned char*>(dst.data);
     auto length_of = [&](std::size_t k) { return std::min(chunk, bytes - k * chunk); };
+    // Enqueues the read of chunk `next_read` into its staging slot, once the slot's previous chunk
+    // has been written out.
     std::size_t next_read = 0;
-    for (std::size_t k = 0; k < chunks; ++k) {
-        // Keep the reads up to depth - 1 chunks ahead of the writes.
-        for (; next_read < chunks && next_read < k + depth; ++next_read) {
-            const std::size_t slot = next_read % depth;
-            if (next_read >= depth) { // the chunk's buffer is free once its previous write finished
-                writer_backend.call(operation, to, writer_backend.api().event_synchronize,
-                                    Access::handle(written[slot]));
-            }
-            reader_backend.call(operation, from, reader_backend.api().copy, staging.chunk(slot),
-                                source + next_read * chunk, length_of(next_read), GPUCORE_COPY_DEVICE_TO_HOST,
-                                Access::handle(reader));
-            reader_backend.call(operation, from, reader_backend.api().event_record, Access::handle(read[slot]),
-                                Access::handle(reader));
+    auto enqueue_read = [&] {
+        const std::size_t slot = next_read % depth;
+        if (next_read >= depth) {
+            writer_backend.call(operation, to, writer_backend.api().event_synchronize, Access::handle(written[slot]));
         }
+        reader_backend.call(operation, from, reader_backend.api().copy, staging.chunk(slot), source + next_read * chunk,
+                            length_of(next_read), GPUCORE_COPY_DEVICE_TO_HOST, Access::handle(reader));
+        reader_backend.call(operation, from, reader_backend.api().event_record, Access::handle(read[slot]),
+                            Access::handle(reader));
+        ++next_read;
+    };
+    // Reads run up to depth - 1 chunks ahead of the writes. Chunk k's write is enqueued before the
+    // host waits for chunk k - 1's write to free a slot, so the destination always has a copy
+    // queued behind the one it is doing and never idles while the host reacts.
+    const std::size_t first_reads = depth > 1 ? depth - 1 : depth; // at least chunk 0's, when there is one
+    while (next_read < first_reads) enqueue_read();
+    for (std::size_t k = 0; k < chunks; ++k) {
         const std::size_t slot = k % depth;
         reader_backend.call(operation, from, reader_backend.api().event_synchronize, Access::handle(read[slot]));
         writer_backend.call(operation, to, writer_backend.api().copy, destination + k * chunk, staging.chunk(slot),
                             length_of(k), GPUCORE_COPY_HOST_TO_DEVICE, Access::handle(writer));
         writer_backend.call(operation, to, writer_backend.api().event_record, Access::handle(written[slot]),
                             Access::handle(writer));
+        while (next_read < chunks && next_read < k + depth) enqueue_read();
     }
     // Both streams are waited for before a failure is raised (the staging memory goes back to the
     // pool only when no transfer uses it); the source side's failure comes first.
