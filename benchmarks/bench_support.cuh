@@ -152,6 +152,16 @@ cuda_t<T>* as_cuda(T* p) {
     return reinterpret_cast<cuda_t<T>*>(p);
 }
 
+// CUB's operators for the reductions that widen to float (the 16-bit peers): widen each element,
+// add in float.
+struct WidenToFloat {
+    template <class D>
+    __device__ float operator()(D x) const { return static_cast<float>(x); }
+};
+struct FloatSum {
+    __device__ float operator()(float a, float b) const { return a + b; }
+};
+
 // Floats in [0, 1); 16-bit floats in [-1, 1) (a sum of 2^28 of them stays within f16's range);
 // integers over their whole range.
 template <class T>

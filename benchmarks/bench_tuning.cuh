@@ -23,15 +23,6 @@
 
 namespace bench {
 
-// CUB's operators for the 16-bit reduce peer (widen each element, add in float).
-struct TuneWidenToFloat {
-    template <class D>
-    __device__ float operator()(D x) const { return static_cast<float>(x); }
-};
-struct TuneFloatSum {
-    __device__ float operator()(float a, float b) const { return a + b; }
-};
-
 struct Variant {
     std::string what;
     double ms = 0;
@@ -84,18 +75,17 @@ public:
              });
     }
 
-    // The single-pass reduce over device type D (float, __half, __nv_bfloat16) with `waves` full
-    // waves of resident blocks (0: the grid that covers n with kPacks packs per thread).
+    // The single-pass reduce over device type D (float, __half, __nv_bfloat16) with at most one
+    // full wave of resident blocks, as the launcher sizes it.
     template <class D, int kThreads, int kPacks, int kMinBlocks = 1>
-    void reduce_typed(const char* type, const D* in, std::size_t n, D* out, void* partials, unsigned* ticket,
-                      int waves) {
+    void reduce_typed(const char* type, const D* in, std::size_t n, D* out, void* partials, unsigned* ticket) {
         using Acc = gpucore::gpu::accumulator_of_t<D>;
         constexpr auto kernel = gpucore::gpu::reduce_single_pass_kernel<D, gpucore::gpu::SumOp, kThreads, kPacks, kMinBlocks>;
         int per_sm = 0;
         BENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
         constexpr std::size_t lanes = 16 / sizeof(D);
         std::size_t grid = (n + kThreads * kPacks * lanes - 1) / (kThreads * kPacks * lanes);
-        if (waves > 0) grid = std::min<std::size_t>(grid, std::size_t(sms_) * per_sm * waves);
+        grid = std::min<std::size_t>(grid, std::size_t(sms_) * per_sm);
         grid = std::min<std::size_t>(grid, gpucore::gpu::TuningPolicy::Scratch::kPartialSlots);
         time(std::string("reduce ") + type + " 2^28 threads " + std::to_string(kThreads) + " packs " +
                  std::to_string(kPacks) + " min " + std::to_string(kMinBlocks) + " blocks " + std::to_string(grid) + " (" +
@@ -109,8 +99,8 @@ public:
     // CUB's reduce of the same input, widening to float (the benchmark's peer).
     template <class D>
     void reduce_cub(const char* type, const D* in, std::size_t n, float* out) {
-        const TuneWidenToFloat widen;
-        const TuneFloatSum sum;
+        const WidenToFloat widen;
+        const FloatSum sum;
         std::size_t temp_bytes = 0;
         BENCH_CUDA(cub::DeviceReduce::TransformReduce(nullptr, temp_bytes, in, out, static_cast<std::int64_t>(n), sum,
                                                       widen, 0.0f, stream_));
@@ -131,17 +121,17 @@ public:
                       unsigned* ticket) {
         for (int round = 0; round < 2; ++round) {
             reduce_cub(type, in, n, cub_out);
-            reduce_typed<D, 256, 4>(type, in, n, out, partials, ticket, 1);
-            reduce_typed<D, 256, 2>(type, in, n, out, partials, ticket, 1);
-            reduce_typed<D, 256, 2, 3>(type, in, n, out, partials, ticket, 1);
-            reduce_typed<D, 256, 2, 4>(type, in, n, out, partials, ticket, 1);
-            reduce_typed<D, 256, 4, 3>(type, in, n, out, partials, ticket, 1);
-            reduce_typed<D, 256, 4, 4>(type, in, n, out, partials, ticket, 1);
-            reduce_typed<D, 256, 1, 4>(type, in, n, out, partials, ticket, 1);
-            reduce_typed<D, 512, 2, 2>(type, in, n, out, partials, ticket, 1);
-            reduce_typed<D, 1024, 2>(type, in, n, out, partials, ticket, 1);
-            reduce_typed<D, 1024, 1>(type, in, n, out, partials, ticket, 1);
-            reduce_typed<D, 1024, 4>(type, in, n, out, partials, ticket, 1);
+            reduce_typed<D, 256, 4>(type, in, n, out, partials, ticket);
+            reduce_typed<D, 256, 2>(type, in, n, out, partials, ticket);
+            reduce_typed<D, 256, 2, 3>(type, in, n, out, partials, ticket);
+            reduce_typed<D, 256, 2, 4>(type, in, n, out, partials, ticket);
+            reduce_typed<D, 256, 4, 3>(type, in, n, out, partials, ticket);
+            reduce_typed<D, 256, 4, 4>(type, in, n, out, partials, ticket);
+            reduce_typed<D, 256, 1, 4>(type, in, n, out, partials, ticket);
+            reduce_typed<D, 512, 2, 2>(type, in, n, out, partials, ticket);
+            reduce_typed<D, 1024, 2>(type, in, n, out, partials, ticket);
+            reduce_typed<D, 1024, 1>(type, in, n, out, partials, ticket);
+            reduce_typed<D, 1024, 4>(type, in, n, out, partials, ticket);
             reduce_cub(type, in, n, cub_out);
         }
     }

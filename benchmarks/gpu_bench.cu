@@ -75,13 +75,6 @@ template <class D>
 struct AddInFloat {
     __device__ D operator()(D a, D b) const { return round_to<D>(widen(a) + widen(b)); }
 };
-struct WidenToFloat {
-    template <class D>
-    __device__ float operator()(D x) const { return widen(x); }
-};
-struct FloatSum {
-    __device__ float operator()(float a, float b) const { return a + b; }
-};
 
 struct RowStart { // offset of row r: r * cols (int: every shape here has < 2^31 elements)
     int cols;
