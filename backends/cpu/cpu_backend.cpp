@@ -7,6 +7,7 @@
 #include <chrono>
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <system_error>
 
@@ -17,6 +18,7 @@
 #include "cpu_memory.hpp"
 #include "cpu_status.hpp"
 #include "cpu_stream.hpp"
+#include "cpu_thread_pool.hpp"
 
 namespace gpucore::cpu {
 namespace {
@@ -254,6 +256,49 @@ gpucore_status fill(void* dst, const void* value, std::size_t element_size, std:
     });
 }
 
+// ---- host tasks (kernel modules built for the CPU) ----------------------------------------------
+
+// Spreads the items over the thread pool, one at a time (each item is a block of a kernel, long
+// enough to be worth its own grab).
+void pool_parallel_for(void*, std::uint64_t count, gpucore_parallel_body_fn body, void* user) {
+    parallel_for(static_cast<std::size_t>(count), 1, count > 1 ? max_threads() : 1,
+                 [&](std::size_t first, std::size_t last) {
+                     for (std::size_t i = first; i < last; ++i) body(user, i);
+                 });
+}
+
+// Kernels run with 32-lane warps on the CPU, as on NVIDIA GPUs (the device's warp_size property
+// says 1: the backend's own kernels use no warps).
+constexpr std::uint32_t kModuleWarpSize = 32;
+
+gpucore_status enqueue_host_task(gpucore_stream stream, gpucore_host_task_fn task, void* user,
+                                 gpucore_release_fn release, gpucore_message* msg) {
+    // Releases `user` exactly once, whether the task runs or is never queued.
+    struct Owned {
+        Owned(void* u, gpucore_release_fn r) : user(u), release(r) {}
+        Owned(const Owned&) = delete;
+        Owned& operator=(const Owned&) = delete;
+        ~Owned() {
+            if (release != nullptr) release(user);
+        }
+        void* user;
+        gpucore_release_fn release;
+    };
+    auto owned = std::make_shared<Owned>(user, release);
+    return guarded(msg, [&] {
+        to_stream(stream)->enqueue(
+            [task, owned] {
+                static const gpucore_host_parallel parallel{sizeof(gpucore_host_parallel), &pool_parallel_for, nullptr,
+                                                            kModuleWarpSize};
+                gpucore_message message;
+                message.text[0] = '\0';
+                const gpucore_status status = task(owned->user, &parallel, &message);
+                if (status != GPUCORE_OK) throw BackendError(status, message.text);
+            },
+            "kernel launch");
+    });
+}
+
 // ---- operations --------------------------------------------------------------------------------
 
 gpucore_status vector_add_slot(gpucore_dtype dtype, const void* a, const void* b, void* c,
@@ -328,6 +373,7 @@ gpucore_plugin_api make_table() {
     t.stream_native_handle = stream_native_handle;
     t.pointer_device = pointer_device;
     t.copy_peer = copy_peer;
+    t.enqueue_host_task = enqueue_host_task;
     return t;
 }
 

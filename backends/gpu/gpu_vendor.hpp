@@ -31,6 +31,7 @@
 #define GPUCORE_GPU_IS_SIMT 1
 #define GPUCORE_GPU_IS_HIP 0
 #include "simt_runtime.hpp"
+#include "gpucore/kernel.hpp"
 #elif defined(GPUCORE_GPU_VENDOR_HIP) || defined(__HIP_PLATFORM_AMD__)
 #define GPUCORE_GPU_IS_SIMT 0
 #define GPUCORE_GPU_IS_HIP 1
@@ -109,6 +110,7 @@ using gpuFuncAttributes = simtFuncAttributes;
 #define gpuStreamDestroy simtStreamDestroy
 #define gpuStreamSynchronize simtStreamSynchronize
 #define gpuStreamQuery simtStreamQuery
+#define gpuLaunchHostFunc simtLaunchHostFunc
 #define gpuStreamWaitEvent simtStreamWaitEvent
 #define gpuEventCreate simtEventCreate
 #define gpuEventDestroy simtEventDestroy
@@ -173,6 +175,7 @@ using gpuFuncAttributes = hipFuncAttributes;
 #define gpuStreamDestroy hipStreamDestroy
 #define gpuStreamSynchronize hipStreamSynchronize
 #define gpuStreamQuery hipStreamQuery
+#define gpuLaunchHostFunc hipLaunchHostFunc
 #define gpuStreamWaitEvent hipStreamWaitEvent
 #define gpuEventCreate hipEventCreate
 #define gpuEventDestroy hipEventDestroy
@@ -236,6 +239,7 @@ using gpuFuncAttributes = cudaFuncAttributes;
 #define gpuStreamDestroy cudaStreamDestroy
 #define gpuStreamSynchronize cudaStreamSynchronize
 #define gpuStreamQuery cudaStreamQuery
+#define gpuLaunchHostFunc cudaLaunchHostFunc
 #define gpuStreamWaitEvent cudaStreamWaitEvent
 #define gpuEventCreate cudaEventCreate
 #define gpuEventDestroy cudaEventDestroy
@@ -463,10 +467,7 @@ inline constexpr lane_mask_t kFullLaneMask = ~lane_mask_t{0};
 template <class T>
 inline T shfl_xor(T value, int lane_mask, int width, const char* file = __builtin_FILE(),
                   int line = __builtin_LINE()) {
-    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= simt::kShuffleBytes,
-                  "shuffled values are raw bytes");
-    simt::warp_shuffle_xor(&value, sizeof(T), lane_mask, width, file, line);
-    return value;
+    return gpucore::kernel::vendor::shfl_xor(value, lane_mask, width, file, line);
 }
 
 inline uint4 load_readonly_16(const void* p) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <atomic>
+#include <mutex>
+#include <string>
 
 #include "gpu_vendor.hpp"
 #include "gpucore/plugin.h"
@@ -12,6 +14,10 @@ struct gpucore_stream_impl {
     int device = -1;
     gpuStream_t stream = nullptr;
     gpucore::gpu::StreamScratch scratch; // from the device's pool; back to it on destroy
+    // The first failure of a host task queued on the stream, reported by the next synchronize.
+    std::mutex host_failure_mutex;
+    gpucore_status host_failure_status = GPUCORE_OK;
+    std::string host_failure;
 };
 
 struct gpucore_event_impl {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Slots: streams and events.
+#include <cstdio>
+#include <cstring>
 #include <memory>
+#include <utility>
 
 #include "gpu_error.hpp"
 #include "plugin_handles.hpp"
@@ -16,6 +19,14 @@ void query_result(gpuError_t err, int* done, const char* call) {
     if (err == gpuSuccess) *done = 1;
     else if (err == gpuErrorNotReady) *done = 0;
     else check_call(err, call, __FILE__, __LINE__);
+}
+
+// Throws (and clears) the first failure of a host task queued on the stream.
+void raise_host_failure(gpucore_stream stream) {
+    std::lock_guard<std::mutex> lock(stream->host_failure_mutex);
+    if (stream->host_failure_status == GPUCORE_OK) return;
+    const gpucore_status status = std::exchange(stream->host_failure_status, GPUCORE_OK);
+    throw GpuError(status, std::exchange(stream->host_failure, std::string()));
 }
 
 gpucore_status stream_create(int device, gpucore_stream* stream, gpucore_message* msg) {
@@ -43,6 +54,7 @@ gpucore_status stream_destroy(gpucore_stream stream, gpucore_message* msg) {
         GPUCORE_GPU_CHECK(gpuStreamSynchronize(stream->stream));
         device_record(device).scratch.release(stream->scratch);
         stream->scratch = {};
+        raise_host_failure(stream);
     });
     // Whatever the synchronize said, the handle is gone after this call.
     try {
@@ -58,7 +70,63 @@ gpucore_status stream_synchronize(gpucore_stream stream, gpucore_message* msg) {
     return guarded(msg, stream->device, [&] {
         ensure_usable(stream->device);
         GPUCORE_GPU_CHECK(gpuStreamSynchronize(stream->stream));
+        raise_host_failure(stream);
     });
+}
+
+// A host task of a GPU backend runs on the runtime's callback thread; its parallel_for runs the
+// items there, one after another (host tasks are not the GPU backends' fast path).
+void serial_parallel_for(void*, std::uint64_t count, gpucore_parallel_body_fn body, void* user) {
+    for (std::uint64_t i = 0; i < count; ++i) body(user, i);
+}
+
+struct HostTask {
+    gpucore_stream stream;
+    gpucore_host_task_fn task;
+    void* user;
+    gpucore_release_fn release;
+    std::uint32_t warp_size;
+};
+
+void run_host_task(void* data) noexcept {
+    std::unique_ptr<HostTask> t(static_cast<HostTask*>(data));
+    const gpucore_host_parallel parallel{sizeof(gpucore_host_parallel), &serial_parallel_for, nullptr, t->warp_size};
+    gpucore_message message;
+    message.text[0] = '\0';
+    gpucore_status status = GPUCORE_ERROR_PLUGIN;
+    try {
+        status = t->task(t->user, &parallel, &message);
+    } catch (...) {
+        std::snprintf(message.text, sizeof message.text, "a host task threw an exception");
+    }
+    if (t->release != nullptr) t->release(t->user);
+    if (status == GPUCORE_OK) return;
+    try {
+        std::lock_guard<std::mutex> lock(t->stream->host_failure_mutex);
+        if (t->stream->host_failure_status == GPUCORE_OK) {
+            t->stream->host_failure_status = status;
+            t->stream->host_failure.assign(message.text, strnlen(message.text, sizeof message.text));
+        }
+    } catch (...) {
+        // No memory for the text: the status alone still reaches the next synchronize.
+        t->stream->host_failure_status = status;
+    }
+}
+
+gpucore_status enqueue_host_task(gpucore_stream stream, gpucore_host_task_fn task, void* user, gpucore_release_fn release,
+                                 gpucore_message* msg) {
+    std::unique_ptr<HostTask> owned;
+    const gpucore_status status = guarded(msg, stream->device, [&] {
+        ensure_usable(stream->device);
+        DeviceScope scope(stream->device);
+        int warp = 0;
+        GPUCORE_GPU_CHECK(gpuDeviceGetAttribute(&warp, gpuDevAttrWarpSize, stream->device));
+        owned = std::make_unique<HostTask>(HostTask{stream, task, user, release, static_cast<std::uint32_t>(warp)});
+        GPUCORE_GPU_CHECK(gpuLaunchHostFunc(stream->stream, &run_host_task, owned.get()));
+        owned.release();
+    });
+    if (status != GPUCORE_OK && release != nullptr) release(user);
+    return status;
 }
 
 gpucore_status stream_query(gpucore_stream stream, int* done, gpucore_message* msg) {
@@ -155,6 +223,7 @@ void fill_stream_slots(gpucore_plugin_api& table) noexcept {
     table.stream_query = stream_query;
     table.stream_wait_event = stream_wait_event;
     table.stream_native_handle = stream_native_handle;
+    table.enqueue_host_task = enqueue_host_task;
     table.event_create = event_create;
     table.event_destroy = event_destroy;
     table.event_record = event_record;

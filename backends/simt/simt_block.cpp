@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "simt_block.hpp"
+#include "gpucore/kernel/cpu.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -10,6 +10,7 @@
 #include <deque>
 #include <map>
 #include <new>
+#include <memory>
 #include <vector>
 
 // Every stack switch is announced to the sanitizers that track stacks: AddressSanitizer (which
@@ -95,17 +96,17 @@ struct GpuThread {
     unsigned lane = 0;
     unsigned warp = 0;
     Wait wait = Wait::running;
-    const char* file = nullptr; // call site of the barrier or shuffle it waits in
+    const char* file = nullptr; // call site of the barrier or warp exchange it waits in
     int line = 0;
     alignas(16) unsigned char shuffle_in[kShuffleBytes];
     alignas(16) unsigned char shuffle_out[kShuffleBytes];
     std::size_t shuffle_bytes = 0;
-    int shuffle_mask = 0;
+    ExchangeMode exchange_mode = ExchangeMode::xor_lane;
+    int shuffle_operand = 0;
     int shuffle_width = 0;
     bool aborting = false;
     fctx::fcontext_t self = nullptr;      // resumes this thread (null: not started)
     fctx::fcontext_t scheduler = nullptr; // resumes the scheduler, from inside the thread
-    const std::function<void()>* body = nullptr;
     BlockRunner* runner = nullptr;
     const FiberStack* stack = nullptr;
     void* asan_fake_stack = nullptr;
@@ -127,7 +128,13 @@ std::string text_of(const dim3& d) {
 }
 
 void fiber_entry(fctx::transfer_t from);
+void direct_entry(fctx::transfer_t from);
 
+// Runs the blocks of one OS thread. A block starts in direct mode: one fiber runs its threads one
+// after another as plain calls, in index order. The first barrier or warp exchange a thread
+// reaches turns the block into fiber mode: that fiber becomes the thread's own, the threads before
+// it have ended, and each thread after it gets a fiber of its own; the scheduler then runs them
+// until every thread ends.
 class BlockRunner {
 public:
     BlockRunner() {
@@ -143,21 +150,33 @@ public:
     BlockRunner(const BlockRunner&) = delete;
     BlockRunner& operator=(const BlockRunner&) = delete;
 
-    std::string run(const std::function<void()>& body, const BlockLaunch& launch);
+    std::string run(void (*body)(void*), void* user, const BlockLaunch& launch);
 
     void record_fault(std::string text) {
         if (fault_.empty()) fault_ = std::move(text);
     }
     void* tsan_self() const { return tsan_self_; }
+    void (*body_of() const)(void*) { return body_; }
+    void* user_of() const { return user_; }
+
+    // Direct mode: runs the threads from the first one on, until they end or one of them reaches
+    // a barrier or warp exchange (then switches to fiber mode); on the direct fiber.
+    void run_direct(fctx::fcontext_t scheduler);
+    bool direct() const { return direct_; }
+    // In direct mode: the current thread reached a barrier or warp exchange. Makes the block a
+    // fiber-mode block in which the current thread waits there; returns that thread.
+    GpuThread& leave_direct_mode();
 
 private:
-    void prepare(const std::function<void()>& body, const BlockLaunch& launch, unsigned n);
+    void ensure_stacks(unsigned n);
+    void prepare_fibers(unsigned first_live);
     // Queues thread i; called in ascending order of i, it keeps this block's order.
     void make_ready(unsigned i) {
         if (descending_) ready_.push_front(i);
         else ready_.push_back(i);
     }
     void resume(GpuThread& t);
+    void arrived(GpuThread& t);
     void thread_exited(GpuThread& t);
     void shuffle_arrived(GpuThread& t);
     void exchange(unsigned warp);
@@ -173,11 +192,21 @@ private:
     std::vector<unsigned> warp_arrivals_;
     std::vector<unsigned> warp_ended_;
     unsigned threads_in_block_ = 0;
+    unsigned width_ = 32;
     unsigned live_ = 0;
     unsigned barrier_arrivals_ = 0;
     std::string fault_;
-    std::string block_name_;
     bool descending_ = false; // this block resumes its threads from the highest index down
+    ThreadPosition block_position_;
+    std::unique_ptr<unsigned char[]> shared_;
+    std::size_t shared_capacity_ = 0;
+
+    // Direct mode.
+    void (*body_)(void*) = nullptr;
+    void* user_ = nullptr;
+    bool direct_ = false;
+    unsigned direct_index_ = 0;  // the thread running in direct mode
+    GpuThread direct_thread_;    // stands for it (stack, sanitizer state) until fiber mode
 };
 
 // ---- switches -------------------------------------------------------------------------------------
@@ -198,33 +227,46 @@ void yield_to_scheduler(GpuThread& t) {
     if (t.aborting) throw BlockAborted{};
 }
 
+// The last switch of a fiber: back to its scheduler, never to return.
+[[noreturn]] void leave_fiber(GpuThread& t) {
+    // This stack is finished with: the sanitizer forgets it (a null fake-stack slot).
+#if defined(GPUCORE_SIMT_ASAN)
+    __sanitizer_start_switch_fiber(nullptr, t.asan_from_bottom, t.asan_from_size);
+#endif
+#if defined(GPUCORE_SIMT_TSAN)
+    __tsan_switch_to_fiber(t.runner->tsan_self(), 0);
+#endif
+    fctx::jump_fcontext(t.scheduler, nullptr);
+    __builtin_unreachable();
+}
+
+// Runs body(user) as GPU thread `t`; a fault it raises is recorded.
+void run_thread_body(GpuThread& t, void (*body)(void*), void* user) {
+    try {
+        body(user);
+    } catch (const BlockAborted&) {
+    } catch (const std::exception& e) {
+        t.runner->record_fault("thread " + text_of(t_execution.position.thread_idx) + " threw: " + e.what());
+    } catch (...) {
+        t.runner->record_fault("thread " + text_of(t_execution.position.thread_idx) + " threw an exception");
+    }
+}
+
 void fiber_entry(fctx::transfer_t from) {
     auto* t = static_cast<GpuThread*>(from.data);
     t->scheduler = from.fctx;
 #if defined(GPUCORE_SIMT_ASAN)
     __sanitizer_finish_switch_fiber(nullptr, &t->asan_from_bottom, &t->asan_from_size);
 #endif
-    if (!t->aborting) {
-        try {
-            (*t->body)();
-        } catch (const BlockAborted&) {
-        } catch (const std::exception& e) {
-            t->runner->record_fault("thread " + text_of(t->position.thread_idx) +
-                                    " threw: " + e.what());
-        } catch (...) {
-            t->runner->record_fault("thread " + text_of(t->position.thread_idx) +
-                                    " threw an exception");
-        }
-    }
+    BlockRunner& runner = *t->runner;
+    if (!t->aborting) run_thread_body(*t, runner.body_of(), runner.user_of());
     t->wait = Wait::exited;
-    // This stack is finished with: the sanitizer forgets it (a null fake-stack slot).
-#if defined(GPUCORE_SIMT_ASAN)
-    __sanitizer_start_switch_fiber(nullptr, t->asan_from_bottom, t->asan_from_size);
-#endif
-#if defined(GPUCORE_SIMT_TSAN)
-    __tsan_switch_to_fiber(t->runner->tsan_self(), 0);
-#endif
-    fctx::jump_fcontext(t->scheduler, nullptr);
+    leave_fiber(*t);
+}
+
+void direct_entry(fctx::transfer_t from) {
+    auto* runner = static_cast<BlockRunner*>(from.data);
+    runner->run_direct(from.fctx);
 }
 
 void BlockRunner::resume(GpuThread& t) {
@@ -232,6 +274,7 @@ void BlockRunner::resume(GpuThread& t) {
         t.self = fctx::make_fcontext(t.stack->top(), t.stack->size(), &fiber_entry);
     }
     t_current = &t;
+    t_execution.position = t.position;
 #if defined(GPUCORE_SIMT_ASAN)
     void* fake_stack = nullptr;
     __sanitizer_start_switch_fiber(&fake_stack, t.stack->bottom(), t.stack->size());
@@ -247,9 +290,57 @@ void BlockRunner::resume(GpuThread& t) {
     t_current = nullptr;
 }
 
+// ---- direct mode ----------------------------------------------------------------------------------
+
+void BlockRunner::run_direct(fctx::fcontext_t scheduler) {
+    GpuThread& d = direct_thread_;
+    d.scheduler = scheduler;
+#if defined(GPUCORE_SIMT_ASAN)
+    __sanitizer_finish_switch_fiber(nullptr, &d.asan_from_bottom, &d.asan_from_size);
+#endif
+    const dim3 dim = block_position_.block_dim;
+    dim3& idx = t_execution.position.thread_idx;
+    idx = dim3(0, 0, 0);
+    for (direct_index_ = 0; direct_index_ < threads_in_block_; ++direct_index_) {
+        run_thread_body(d, body_, user_);
+        if (!direct_) {
+            // This fiber became the fiber of a thread that synchronised; that thread has ended.
+            GpuThread& t = threads_[direct_index_];
+            t.wait = Wait::exited;
+            leave_fiber(t);
+        }
+        if (!fault_.empty()) break;
+        if (++idx.x == dim.x) {
+            idx.x = 0;
+            if (++idx.y == dim.y) {
+                idx.y = 0;
+                ++idx.z;
+            }
+        }
+    }
+    d.wait = Wait::exited;
+    leave_fiber(d);
+}
+
+GpuThread& BlockRunner::leave_direct_mode() {
+    const unsigned k = direct_index_;
+    prepare_fibers(k);
+    GpuThread& t = threads_[k];
+    // The direct fiber goes on as thread k: its stack, its scheduler, its sanitizer state.
+    t.stack = direct_thread_.stack;
+    t.tsan_fiber = direct_thread_.tsan_fiber;
+    t.scheduler = direct_thread_.scheduler;
+    t.asan_from_bottom = direct_thread_.asan_from_bottom;
+    t.asan_from_size = direct_thread_.asan_from_size;
+    t.self = nullptr; // set by run() when the fiber yields
+    direct_ = false;
+    t_current = &t;
+    return t;
+}
+
 // ---- the scheduler --------------------------------------------------------------------------------
 
-void BlockRunner::prepare(const std::function<void()>& body, const BlockLaunch& launch, unsigned n) {
+void BlockRunner::ensure_stacks(unsigned n) {
     while (stacks_.size() < n) {
         stacks_.emplace_back();
 #if defined(GPUCORE_SIMT_TSAN)
@@ -258,69 +349,121 @@ void BlockRunner::prepare(const std::function<void()>& body, const BlockLaunch& 
         tsan_fibers_.push_back(nullptr);
 #endif
     }
+}
+
+// Fiber mode: threads before `first_live` have ended; thread `first_live` runs on the direct
+// fiber (stack 0); every later thread i gets stack i and is ready.
+void BlockRunner::prepare_fibers(unsigned first_live) {
+    const unsigned n = threads_in_block_;
+    ensure_stacks(n);
     if (threads_.size() < n) threads_.resize(n);
-    const unsigned bx = launch.block_dim.x;
-    const unsigned by = launch.block_dim.y;
-    const auto width = static_cast<unsigned>(GPUCORE_SIMT_WARP_SIZE);
+    const unsigned bx = block_position_.block_dim.x;
+    const unsigned by = block_position_.block_dim.y;
     // Even blocks run their threads in ascending order, odd blocks in descending order: a read
     // of another thread's write that lacks a barrier in between sees the old value in one of the
     // two, whichever thread is the lower.
-    const std::size_t linear_block =
-        launch.block_idx.x + static_cast<std::size_t>(launch.grid_dim.x) *
-                                 (launch.block_idx.y + static_cast<std::size_t>(launch.grid_dim.y) * launch.block_idx.z);
+    const dim3 b = block_position_.block_idx;
+    const dim3 g = block_position_.grid_dim;
+    const std::size_t linear_block = b.x + static_cast<std::size_t>(g.x) * (b.y + static_cast<std::size_t>(g.y) * b.z);
     descending_ = linear_block % 2 == 1;
     ready_.clear();
+    const unsigned warps = (n + width_ - 1) / width_;
+    warp_arrivals_.assign(warps, 0);
+    warp_ended_.assign(warps, 0);
     for (unsigned i = 0; i < n; ++i) {
         GpuThread& t = threads_[i];
         t = GpuThread{};
+        t.position = block_position_;
         t.position.thread_idx = dim3(i % bx, (i / bx) % by, i / (bx * by));
-        t.position.block_idx = launch.block_idx;
-        t.position.block_dim = launch.block_dim;
-        t.position.grid_dim = launch.grid_dim;
         t.index = i;
-        t.lane = i % width;
-        t.warp = i / width;
-        t.body = &body;
+        t.lane = i % width_;
+        t.warp = i / width_;
         t.runner = this;
-        t.stack = &stacks_[i];
-        t.tsan_fiber = tsan_fibers_[i];
-        make_ready(i);
+        if (i < first_live) {
+            t.wait = Wait::exited;
+            ++warp_ended_[t.warp];
+        } else if (i > first_live) {
+            t.stack = &stacks_[i];
+            t.tsan_fiber = tsan_fibers_[i];
+            make_ready(i);
+        }
     }
-    const unsigned warps = (n + width - 1) / width;
-    warp_arrivals_.assign(warps, 0);
-    warp_ended_.assign(warps, 0);
-    threads_in_block_ = n;
-    live_ = n;
+    live_ = n - first_live;
     barrier_arrivals_ = 0;
-    fault_.clear();
-    block_name_ = "block " + text_of(launch.block_idx);
 }
 
-std::string BlockRunner::run(const std::function<void()>& body, const BlockLaunch& launch) {
+std::string BlockRunner::run(void (*body)(void*), void* user, const BlockLaunch& launch) {
     const unsigned n = launch.block_dim.x * launch.block_dim.y * launch.block_dim.z;
+    body_ = body;
+    user_ = user;
+    threads_in_block_ = n;
+    width_ = launch.warp_size;
+    fault_.clear();
+    block_position_ = ThreadPosition{dim3(0, 0, 0), launch.block_idx, launch.block_dim, launch.grid_dim};
+    t_execution.position = block_position_;
+    t_execution.warp_size = launch.warp_size;
     try {
-        prepare(body, launch, n);
+        if (launch.shared_bytes > shared_capacity_) {
+            shared_.reset(new (std::align_val_t{16}) unsigned char[launch.shared_bytes]);
+            shared_capacity_ = launch.shared_bytes;
+        }
+        ensure_stacks(1);
     } catch (const std::bad_alloc&) {
-        return "no memory for the fiber stacks of " + std::to_string(n) + " threads";
+        return "no memory for the block's shared memory or fiber stack";
     }
+    t_execution.dynamic_shared = shared_.get();
+
+    // Direct mode, on the direct fiber (stack 0).
+    direct_ = true;
+    direct_thread_ = GpuThread{};
+    direct_thread_.runner = this;
+    direct_thread_.stack = &stacks_[0];
+    direct_thread_.tsan_fiber = tsan_fibers_[0];
+    t_current = &direct_thread_;
+    {
+        const fctx::fcontext_t start = fctx::make_fcontext(stacks_[0].top(), stacks_[0].size(), &direct_entry);
+#if defined(GPUCORE_SIMT_ASAN)
+        void* fake_stack = nullptr;
+        __sanitizer_start_switch_fiber(&fake_stack, stacks_[0].bottom(), stacks_[0].size());
+#endif
+#if defined(GPUCORE_SIMT_TSAN)
+        __tsan_switch_to_fiber(tsan_fibers_[0], 0);
+#endif
+        const fctx::transfer_t back = fctx::jump_fcontext(start, this);
+#if defined(GPUCORE_SIMT_ASAN)
+        __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
+#endif
+        t_current = nullptr;
+        if (direct_) return fault_.empty() ? std::string() : "block " + text_of(launch.block_idx) + ": " + fault_;
+        // Fiber mode: the direct fiber now waits as thread direct_index_.
+        GpuThread& t = threads_[direct_index_];
+        t.self = back.fctx;
+        arrived(t);
+    }
+
     while (!ready_.empty() && fault_.empty()) {
         GpuThread& t = threads_[ready_.front()];
         ready_.pop_front();
         resume(t);
-        switch (t.wait) {
-        case Wait::exited: thread_exited(t); break;
-        case Wait::barrier: ++barrier_arrivals_; break;
-        case Wait::shuffle: shuffle_arrived(t); break;
-        case Wait::running: record_fault("a thread left the scheduler while running"); break;
-        }
-        if (fault_.empty() && barrier_arrivals_ > 0 && barrier_arrivals_ == live_) release_barrier();
+        arrived(t);
     }
     if (fault_.empty() && live_ > 0) fault_ = describe_deadlock();
     if (!fault_.empty()) {
         abort_threads();
-        return block_name_ + ": " + fault_;
+        return "block " + text_of(launch.block_idx) + ": " + fault_;
     }
     return {};
+}
+
+// Thread t has come back to the scheduler: it ended, or waits.
+void BlockRunner::arrived(GpuThread& t) {
+    switch (t.wait) {
+    case Wait::exited: thread_exited(t); break;
+    case Wait::barrier: ++barrier_arrivals_; break;
+    case Wait::shuffle: shuffle_arrived(t); break;
+    case Wait::running: record_fault("a thread left the scheduler while running"); break;
+    }
+    if (fault_.empty() && barrier_arrivals_ > 0 && barrier_arrivals_ == live_) release_barrier();
 }
 
 void BlockRunner::thread_exited(GpuThread& t) {
@@ -342,7 +485,7 @@ void BlockRunner::thread_exited(GpuThread& t) {
 }
 
 void BlockRunner::shuffle_arrived(GpuThread& t) {
-    const auto width = static_cast<unsigned>(GPUCORE_SIMT_WARP_SIZE);
+    const unsigned width = width_;
     const unsigned first = t.warp * width;
     const unsigned lanes = std::min(width, threads_in_block_ - first);
     if (lanes < width) {
@@ -361,14 +504,14 @@ void BlockRunner::shuffle_arrived(GpuThread& t) {
 }
 
 void BlockRunner::exchange(unsigned warp) {
-    const auto width = static_cast<unsigned>(GPUCORE_SIMT_WARP_SIZE);
+    const unsigned width = width_;
     GpuThread* lanes = &threads_[warp * width];
     for (unsigned l = 1; l < width; ++l) {
         const GpuThread& a = lanes[0];
         const GpuThread& b = lanes[l];
         if (b.line != a.line || std::strcmp(b.file, a.file) != 0 ||
-            b.shuffle_bytes != a.shuffle_bytes) {
-            record_fault("lanes of warp " + std::to_string(warp) + " are in different shuffles: lane 0 at " +
+            b.shuffle_bytes != a.shuffle_bytes || b.exchange_mode != a.exchange_mode) {
+            record_fault("lanes of warp " + std::to_string(warp) + " are in different warp operations: lane 0 at " +
                          site(a.file, a.line) + ", lane " + std::to_string(l) + " at " +
                          site(b.file, b.line));
             return;
@@ -378,18 +521,38 @@ void BlockRunner::exchange(unsigned warp) {
         const GpuThread& t = lanes[l];
         const auto segment = static_cast<unsigned>(t.shuffle_width);
         if (t.shuffle_width <= 0 || segment > width || (segment & (segment - 1)) != 0) {
-            record_fault("shuffle at " + site(t.file, t.line) + " with width " +
+            record_fault("warp operation at " + site(t.file, t.line) + " with width " +
                          std::to_string(t.shuffle_width) + ": not a power of two up to " +
                          std::to_string(width));
             return;
         }
     }
-    for (unsigned l = 0; l < width; ++l) {
+    if (lanes[0].exchange_mode == ExchangeMode::ballot) {
+        std::uint64_t bits = 0;
+        for (unsigned l = 0; l < width; ++l) {
+            if (lanes[l].shuffle_in[0] != 0) bits |= std::uint64_t{1} << l;
+        }
+        for (unsigned l = 0; l < width; ++l) std::memcpy(lanes[l].shuffle_out, &bits, sizeof bits);
+    }
+    for (unsigned l = 0; l < width && lanes[0].exchange_mode != ExchangeMode::ballot; ++l) {
         GpuThread& t = lanes[l];
         const auto segment = static_cast<unsigned>(t.shuffle_width);
-        const unsigned segment_end = (l / segment + 1) * segment;
-        unsigned source = l ^ static_cast<unsigned>(t.shuffle_mask);
-        if (source >= segment_end) source = l; // past its segment: a lane keeps its own value
+        const unsigned first = l / segment * segment;
+        const long long own = l;
+        long long source = own;
+        switch (t.exchange_mode) {
+        case ExchangeMode::xor_lane: source = own ^ static_cast<long long>(static_cast<unsigned>(t.shuffle_operand)); break;
+        case ExchangeMode::from_lane: {
+            const long long w = segment;
+            source = first + ((t.shuffle_operand % w) + w) % w;
+            break;
+        }
+        case ExchangeMode::down: source = own + static_cast<unsigned>(t.shuffle_operand); break;
+        case ExchangeMode::up: source = own - static_cast<unsigned>(t.shuffle_operand); break;
+        case ExchangeMode::ballot: break;
+        }
+        // Past its segment a lane keeps its own value.
+        if (source < static_cast<long long>(first) || source >= static_cast<long long>(first + segment)) source = own;
         std::memcpy(t.shuffle_out, lanes[source].shuffle_in, t.shuffle_bytes);
     }
     for (unsigned l = 0; l < width; ++l) {
@@ -463,33 +626,36 @@ void BlockRunner::abort_threads() {
 
 } // namespace
 
-const ThreadPosition& current_position() noexcept { return t_current->position; }
+thread_local ExecutionState t_execution;
 
 void block_barrier(const char* file, int line) {
-    GpuThread& t = *t_current;
+    BlockRunner& runner = *t_current->runner;
+    GpuThread& t = runner.direct() ? runner.leave_direct_mode() : *t_current;
     t.wait = Wait::barrier;
     t.file = file;
     t.line = line;
     yield_to_scheduler(t);
 }
 
-void warp_shuffle_xor(void* value, std::size_t bytes, int lane_mask, int width, const char* file,
-                      int line) {
-    GpuThread& t = *t_current;
+void warp_exchange(void* value, std::size_t bytes, ExchangeMode mode, int operand, int width, const char* file,
+                   int line) {
+    BlockRunner& runner = *t_current->runner;
+    GpuThread& t = runner.direct() ? runner.leave_direct_mode() : *t_current;
     t.wait = Wait::shuffle;
     t.file = file;
     t.line = line;
     t.shuffle_bytes = bytes;
-    t.shuffle_mask = lane_mask;
+    t.exchange_mode = mode;
+    t.shuffle_operand = operand;
     t.shuffle_width = width;
     std::memcpy(t.shuffle_in, value, bytes);
     yield_to_scheduler(t);
     std::memcpy(value, t.shuffle_out, bytes);
 }
 
-std::string run_block(const std::function<void()>& body, const BlockLaunch& launch) {
+std::string run_block(void (*thread_body)(void*), void* user, const BlockLaunch& launch) {
     thread_local BlockRunner runner;
-    return runner.run(body, launch);
+    return runner.run(thread_body, user, launch);
 }
 
 } // namespace gpucore::simt

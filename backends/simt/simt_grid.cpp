@@ -5,7 +5,6 @@
 #include <atomic>
 #include <vector>
 
-#include "simt_block.hpp"
 #include "simt_internal.hpp"
 
 namespace gpucore::simt {
@@ -75,6 +74,8 @@ private:
         }
     }
 
+    static void run_body(void* body) { (*static_cast<std::function<void()>*>(body))(); }
+
     static void run_blocks(Grid& grid) {
         const std::size_t per_plane = static_cast<std::size_t>(grid.grid.x) * grid.grid.y;
         for (;;) {
@@ -83,12 +84,13 @@ private:
             std::string fault;
             if (!grid.failed.load(std::memory_order_relaxed)) {
                 BlockLaunch launch;
+                launch.warp_size = GPUCORE_SIMT_WARP_SIZE;
                 launch.block_idx = dim3(static_cast<unsigned>(b % grid.grid.x),
                                         static_cast<unsigned>((b / grid.grid.x) % grid.grid.y),
                                         static_cast<unsigned>(b / per_plane));
                 launch.block_dim = grid.block;
                 launch.grid_dim = grid.grid;
-                fault = run_block(*grid.body, launch);
+                fault = run_block(&run_body, const_cast<std::function<void()>*>(grid.body), launch);
                 if (!fault.empty()) grid.failed.store(true, std::memory_order_relaxed);
             }
             std::lock_guard<std::mutex> lock(grid.mutex);

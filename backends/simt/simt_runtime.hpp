@@ -23,20 +23,13 @@
 #include <type_traits>
 #include <utility>
 
+#include "gpucore/kernel/cpu.hpp"
+
 #if !defined(GPUCORE_SIMT_WARP_SIZE)
 #error "GPUCORE_SIMT_WARP_SIZE (the wavefront width: 32 or 64) must be defined"
 #endif
 static_assert(GPUCORE_SIMT_WARP_SIZE == 32 || GPUCORE_SIMT_WARP_SIZE == 64,
               "the simt execution models warps of 32 or 64 lanes");
-
-// ---- CUDA/HIP vocabulary types ------------------------------------------------------------------
-struct dim3 {
-    unsigned int x = 1, y = 1, z = 1;
-    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
-};
-struct alignas(16) uint4 {
-    unsigned int x, y, z, w;
-};
 
 // ---- runtime API ----------------------------------------------------------------------------------
 enum simtError_t : int {
@@ -131,6 +124,9 @@ simtError_t simtStreamCreateWithFlags(simtStream_t* stream, unsigned int flags) 
 simtError_t simtStreamDestroy(simtStream_t stream) noexcept;
 simtError_t simtStreamSynchronize(simtStream_t stream) noexcept;
 simtError_t simtStreamQuery(simtStream_t stream) noexcept;
+// Queues fn(user) on the stream: it runs on the host after the work queued before it.
+using simtHostFn_t = void (*)(void* user);
+simtError_t simtLaunchHostFunc(simtStream_t stream, simtHostFn_t fn, void* user) noexcept;
 simtError_t simtStreamWaitEvent(simtStream_t stream, simtEvent_t event, unsigned int flags) noexcept;
 simtError_t simtEventCreate(simtEvent_t* event) noexcept;
 simtError_t simtEventDestroy(simtEvent_t event) noexcept;
@@ -167,90 +163,9 @@ namespace gpucore::simt {
 simtError_t launch_grid(std::function<void()> body, dim3 grid, dim3 block, std::size_t shared_bytes,
                         simtStream_t stream) noexcept;
 
-// ---- device side: what a running GPU thread sees ---------------------------------------------------
-struct ThreadPosition {
-    dim3 thread_idx;
-    dim3 block_idx;
-    dim3 block_dim;
-    dim3 grid_dim;
-};
-// The GPU thread running on this OS thread (valid inside a kernel only).
-const ThreadPosition& current_position() noexcept;
-
-// Waits until every thread of the block arrives (`file`:`line` is the call site, for messages).
-void block_barrier(const char* file, int line);
-// Exchanges `bytes` (<= kShuffleBytes) of `value` among the lanes of this warp: lane l receives the
-// value of lane l ^ lane_mask (its own where that lane lies past its segment of `width` lanes).
-inline constexpr std::size_t kShuffleBytes = 16;
-void warp_shuffle_xor(void* value, std::size_t bytes, int lane_mask, int width, const char* file,
-                      int line);
-
 } // namespace gpucore::simt
 
-// ---- device-side language -------------------------------------------------------------------------
-#define __global__
-#define __device__
-#define __host__
-#define __forceinline__ inline
-#define __launch_bounds__(...)
-// A block-scope thread_local is static per OS thread; a worker runs one block at a time and the
-// fibers of that block share its thread, so each __shared__ variable is per block, as on a GPU.
-#define __shared__ thread_local
-
-#define threadIdx (::gpucore::simt::current_position().thread_idx)
-#define blockIdx (::gpucore::simt::current_position().block_idx)
-#define blockDim (::gpucore::simt::current_position().block_dim)
-#define gridDim (::gpucore::simt::current_position().grid_dim)
-
-inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-    ::gpucore::simt::block_barrier(file, line);
-}
-
-// Atomics are relaxed and fences sequentially consistent, as on CUDA/HIP (atomicAdd orders
-// nothing; __threadfence does). ThreadSanitizer does not model fences, so under it atomics carry
-// acquire/release order instead and the fence-based protocols are checked through them.
-#if defined(__SANITIZE_THREAD__)
-#define GPUCORE_SIMT_ATOMIC_ORDER __ATOMIC_ACQ_REL
-#define GPUCORE_SIMT_LOAD_ORDER __ATOMIC_ACQUIRE
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define GPUCORE_SIMT_ATOMIC_ORDER __ATOMIC_ACQ_REL
-#define GPUCORE_SIMT_LOAD_ORDER __ATOMIC_ACQUIRE
-#endif
-#endif
-#if !defined(GPUCORE_SIMT_ATOMIC_ORDER)
-#define GPUCORE_SIMT_ATOMIC_ORDER __ATOMIC_RELAXED
-#define GPUCORE_SIMT_LOAD_ORDER __ATOMIC_RELAXED
-#endif
-
-inline unsigned int atomicAdd(unsigned int* p, unsigned int v) {
-    return __atomic_fetch_add(p, v, GPUCORE_SIMT_ATOMIC_ORDER);
-}
-inline int atomicAdd(int* p, int v) { return __atomic_fetch_add(p, v, GPUCORE_SIMT_ATOMIC_ORDER); }
-inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
-    return __atomic_fetch_add(p, v, GPUCORE_SIMT_ATOMIC_ORDER);
-}
-inline unsigned int atomicExch(unsigned int* p, unsigned int v) {
-    return __atomic_exchange_n(p, v, GPUCORE_SIMT_ATOMIC_ORDER);
-}
-inline unsigned int atomicCAS(unsigned int* p, unsigned int expected, unsigned int desired) {
-    __atomic_compare_exchange_n(p, &expected, desired, false, GPUCORE_SIMT_ATOMIC_ORDER,
-                                GPUCORE_SIMT_LOAD_ORDER);
-    return expected;
-}
-inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-
 namespace gpucore::simt {
-
-// A value another thread may write during the kernel: read once, from memory.
-template <class T>
-inline T load_relaxed(const T* p) {
-    static_assert(std::is_trivially_copyable_v<T>, "loaded as raw bytes");
-    T value;
-    __atomic_load(p, &value, GPUCORE_SIMT_LOAD_ORDER);
-    return value;
-}
 
 // Queues kernel(args...) for every thread of the grid. Arguments convert to the kernel's
 // parameter types here and are kept by value until the kernel has run, as a GPU launch copies them.

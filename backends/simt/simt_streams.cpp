@@ -95,6 +95,16 @@ simtError_t simtStreamSynchronize(simtStream_t stream) noexcept {
     return faulted() ? record(simtErrorLaunchFailure) : simtSuccess;
 }
 
+simtError_t simtLaunchHostFunc(simtStream_t stream, simtHostFn_t fn, void* user) noexcept {
+    if (stream == nullptr || fn == nullptr) return record(simtErrorInvalidResourceHandle);
+    try {
+        stream->enqueue([fn, user] { fn(user); });
+    } catch (...) {
+        return record(simtErrorMemoryAllocation);
+    }
+    return simtSuccess;
+}
+
 simtError_t simtStreamQuery(simtStream_t stream) noexcept {
     if (stream == nullptr) return record(simtErrorInvalidResourceHandle);
     if (faulted()) return record(simtErrorLaunchFailure);

@@ -9,6 +9,7 @@ namespace gpucore::detail {
 
 inline constexpr const char* env_backend = "GPU_BACKEND";
 inline constexpr const char* env_plugin_path = "GPUCORE_PLUGIN_PATH";
+inline constexpr const char* env_module_path = "GPUCORE_MODULE_PATH";
 inline constexpr const char* env_log_level = "GPUCORE_LOG_LEVEL";
 inline constexpr const char* env_allow_insecure_plugins = "GPUCORE_ALLOW_INSECURE_PLUGINS";
 inline constexpr const char* env_staging_chunk_bytes = "GPUCORE_STAGING_CHUNK_BYTES";

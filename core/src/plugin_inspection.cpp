@@ -70,11 +70,11 @@ enum class EntryName { unrelated, exact, other_major, look_alike };
 // `name` is NUL-free. "gpucore_plugin_entry_v1" is exact; "..._v<canonical decimal>" names another
 // ABI major (returned in `major`); any other "gpucore_plugin_entry_v..." (v01, v1x, v) is a
 // look-alike, which is NOT an entry point whatever digits it starts with.
-EntryName classify(std::string_view name, unsigned& major) {
-    constexpr std::string_view prefix = GPUCORE_PLUGIN_ENTRY_PREFIX;
+EntryName classify(std::string_view name, const EntryPoint& entry, unsigned& major) {
+    const std::string_view prefix = entry.prefix;
     if (name.substr(0, prefix.size()) != prefix) return EntryName::unrelated;
-    if (name == GPUCORE_PLUGIN_ENTRY_NAME) return EntryName::exact;
     const auto digits = name.substr(prefix.size());
+    if (digits == std::to_string(entry.major)) return EntryName::exact;
     const bool canonical = !digits.empty() && digits.size() <= 6 && (digits[0] != '0' || digits.size() == 1) &&
                            std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!canonical) return EntryName::look_alike;
@@ -104,7 +104,8 @@ bool exported(const Elf64_Sym& symbol) {
 
 class Inspector {
 public:
-    Inspector(int fd, std::uint64_t file_size) : fd_(fd), file_size_(file_size) {}
+    Inspector(int fd, std::uint64_t file_size, const EntryPoint& entry)
+        : fd_(fd), file_size_(file_size), entry_(entry), entry_name_(entry.prefix + std::to_string(entry.major)) {}
 
     PluginInspection run() {
         PluginInspection result;
@@ -116,7 +117,14 @@ public:
             result.reason = std::move(problem);
             return result;
         }
-        return verdict();
+        result = verdict();
+        if (result.acceptable && entry_.manifest_section != nullptr) {
+            if (auto problem = read_manifest(result.manifest); !problem.empty()) {
+                result.acceptable = false;
+                result.reason = std::move(problem);
+            }
+        }
+        return result;
     }
 
 private:
@@ -156,6 +164,7 @@ private:
             return "truncated ELF file (section headers at offset " + std::to_string(header.e_shoff) + ", " +
                    std::to_string(table_bytes) + " bytes, file has " + std::to_string(file_size_) + " bytes)";
         }
+        header_shstrndx_ = header.e_shstrndx;
         sections_.resize(header.e_shnum);
         if (!read_at(fd_, sections_.data(), table_bytes, header.e_shoff)) return "cannot read the ELF section headers";
         for (std::size_t i = 0; i < sections_.size(); ++i) {
@@ -172,6 +181,40 @@ private:
             }
         }
         return {};
+    }
+
+    // The text of the manifest section: present, at most manifest_capacity bytes, NUL-terminated.
+    std::string read_manifest(std::string& text) {
+        if (section_names_.empty()) {
+            const Elf64_Shdr& names = sections_[header_shstrndx_];
+            if (names.sh_type != SHT_STRTAB || names.sh_size > max_inspected_table_bytes) {
+                return "malformed ELF file (the section name table is missing or too large)";
+            }
+            section_names_.resize(static_cast<std::size_t>(names.sh_size));
+            if (!section_names_.empty() && !read_at(fd_, section_names_.data(), section_names_.size(), names.sh_offset)) {
+                return "cannot read the ELF section names";
+            }
+        }
+        const std::string_view wanted = entry_.manifest_section;
+        for (const Elf64_Shdr& section : sections_) {
+            if (section.sh_name >= section_names_.size()) continue;
+            const char* begin = section_names_.data() + section.sh_name;
+            const std::size_t room = section_names_.size() - section.sh_name;
+            if (strnlen(begin, room) != wanted.size() || std::string_view(begin, wanted.size()) != wanted) continue;
+            if (section.sh_type == SHT_NOBITS || section.sh_size == 0) return "its manifest section is empty";
+            if (section.sh_size > entry_.manifest_capacity) {
+                return "its manifest section holds " + std::to_string(section.sh_size) + " bytes, more than the " +
+                       std::to_string(entry_.manifest_capacity) + " gpucore reads";
+            }
+            std::string bytes(static_cast<std::size_t>(section.sh_size), '\0');
+            if (!read_at(fd_, bytes.data(), bytes.size(), section.sh_offset)) return "cannot read its manifest section";
+            const auto end = bytes.find('\0');
+            if (end == std::string::npos) return "its manifest section is not NUL-terminated";
+            bytes.resize(end);
+            text = std::move(bytes);
+            return {};
+        }
+        return std::string("has no manifest section (") + entry_.manifest_section + "): not built by gpucore_add_kernel_module";
     }
 
     // Reads the dynamic symbol table (what dlsym searches) and notes every entry-like name.
@@ -221,7 +264,7 @@ private:
         const char* end = static_cast<const char*>(std::memchr(begin, '\0', available));
         const std::string_view name(begin, end != nullptr ? static_cast<std::size_t>(end - begin) : available);
         unsigned major = 0;
-        switch (classify(name, major)) {
+        switch (classify(name, entry_, major)) {
         case EntryName::unrelated: break;
         case EntryName::exact:
             if (ELF64_ST_TYPE(symbol.st_info) == STT_FUNC) {
@@ -247,23 +290,24 @@ private:
         PluginInspection result;
         if (entry_is_function_) {
             result.acceptable = true;
-            result.abi_major = GPUCORE_PLUGIN_ABI_MAJOR;
+            result.abi_major = entry_.major;
             return result;
         }
         if (entry_type_) {
-            result.abi_major = GPUCORE_PLUGIN_ABI_MAJOR;
-            result.reason = std::string("exports ") + GPUCORE_PLUGIN_ENTRY_NAME + " as " + symbol_type_name(*entry_type_) +
+            result.abi_major = entry_.major;
+            result.reason = "exports " + entry_name_ + " as " + symbol_type_name(*entry_type_) +
                             ", not a function (STT_FUNC): it cannot be called";
             return result;
         }
         if (other_major_) {
             result.abi_major = *other_major_;
             result.reason = "ABI major " + std::to_string(*other_major_) + ", this gpucore speaks " +
-                            std::to_string(GPUCORE_PLUGIN_ABI_MAJOR) + " (exports " + GPUCORE_PLUGIN_ENTRY_PREFIX +
+                            std::to_string(entry_.major) + " (exports " + entry_.prefix +
                             std::to_string(*other_major_) + ")";
             return result;
         }
-        result.reason = std::string("does not export ") + GPUCORE_PLUGIN_ENTRY_NAME + " (not a gpucore plugin)";
+        result.reason = "does not export " + entry_name_ + " (not a gpucore " +
+                        (entry_.manifest_section != nullptr ? "kernel module" : "plugin") + ")";
         if (!look_alike_.empty()) {
             result.reason += "; it exports " + look_alike_ + ", which is not an entry point name";
         }
@@ -272,6 +316,10 @@ private:
 
     int fd_;
     std::uint64_t file_size_;
+    const EntryPoint& entry_;
+    std::string entry_name_;
+    std::size_t header_shstrndx_ = 0;
+    std::vector<char> section_names_;
     std::vector<Elf64_Shdr> sections_;
     std::vector<char> names_;
     bool entry_is_function_ = false;
@@ -282,9 +330,15 @@ private:
 
 } // namespace
 
+const EntryPoint plugin_entry_point{GPUCORE_PLUGIN_ENTRY_PREFIX, GPUCORE_PLUGIN_ABI_MAJOR};
+
 PluginInspection inspect_plugin_descriptor(int fd, std::uint64_t file_size) {
+    return inspect_shared_object(fd, file_size, plugin_entry_point);
+}
+
+PluginInspection inspect_shared_object(int fd, std::uint64_t file_size, const EntryPoint& entry) {
     try {
-        return Inspector(fd, file_size).run();
+        return Inspector(fd, file_size, entry).run();
     } catch (const std::bad_alloc&) {
         throw;
     } catch (const std::exception& e) {

@@ -8,6 +8,7 @@
 // at most a few tens of MiB and milliseconds.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -20,7 +21,22 @@ struct PluginInspection {
     std::string reason;      // why it may not (empty when acceptable)
     std::string symlink_note; // "symlink to <target>" when the path is a symlink, else empty
     std::optional<unsigned> abi_major; // the ABI major its entry symbol names, when found
+    std::string manifest;    // the manifest section's text, when one was asked for and found
 };
+
+// The entry point a kind of loadable file exports: "<prefix><major>", a function. Kernel modules
+// also carry a manifest: a NUL-terminated text in the section `manifest_section`, at most
+// `manifest_capacity` bytes.
+struct EntryPoint {
+    const char* prefix;
+    unsigned major;
+    const char* manifest_section = nullptr;
+    std::size_t manifest_capacity = 0;
+};
+extern const EntryPoint plugin_entry_point;
+
+// inspect_plugin_descriptor for any kind of entry point.
+PluginInspection inspect_shared_object(int fd, std::uint64_t file_size, const EntryPoint& entry);
 
 // The largest dynamic symbol table and dynamic string table the inspection reads (each).
 inline constexpr std::uint64_t max_inspected_table_bytes = std::uint64_t{16} << 20;

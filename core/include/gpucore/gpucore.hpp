@@ -6,6 +6,7 @@
 #include "gpucore/buffer_view.hpp"
 #include "gpucore/device.hpp"
 #include "gpucore/error.hpp"
+#include "gpucore/module.hpp"
 #include "gpucore/ops.hpp"
 #include "gpucore/stream.hpp"
 #include "gpucore/types.hpp"

@@ -23,7 +23,8 @@
  *  - Enum values added by a minor version (e.g. the dtypes F16, BF16 of 1.1) are never passed to a
  *    plugin that reports an older abi_minor: the core answers not_supported itself.
  *  - What each minor adds: 1.0 the table up to reduce_rows; 1.1 memory_info and the dtypes F16, BF16;
- *    1.2 stream_native_handle, pointer_device and copy_peer.
+ *    1.2 stream_native_handle, pointer_device and copy_peer; 1.3 enqueue_host_task (kernel
+ *    modules built for the CPU run through it).
  *
  * Conventions for every slot that returns gpucore_status:
  *  - GPUCORE_OK on success. On failure, a non-OK code and a NUL-terminated, human-readable cause in
@@ -56,7 +57,7 @@ extern "C" {
 #endif
 
 #define GPUCORE_PLUGIN_ABI_MAJOR 1
-#define GPUCORE_PLUGIN_ABI_MINOR 2
+#define GPUCORE_PLUGIN_ABI_MINOR 3
 
 /* The entry symbol carries the ABI major: "gpucore_plugin_entry_v1". */
 #define GPUCORE_PLUGIN_ENTRY_PREFIX "gpucore_plugin_entry_v"
@@ -173,6 +174,23 @@ typedef struct gpucore_host_services {
     gpucore_log_level log_level; /* messages below this level are dropped: skip formatting them */
 } gpucore_host_services;
 
+/* What a host task receives (ABI 1.3): a way to spread work over the backend's worker threads,
+ * and the warp width kernels run with on the device. */
+typedef void (*gpucore_parallel_body_fn)(void* user, uint64_t index);
+typedef struct gpucore_host_parallel {
+    uint32_t struct_size; /* sizeof(gpucore_host_parallel) as the backend knows it */
+    /* Calls body(user, i) for every i in [0, count) on the backend's worker threads and returns
+     * when every call has returned. Called from the task only. */
+    void (*parallel_for)(void* context, uint64_t count, gpucore_parallel_body_fn body, void* user);
+    void* context;
+    uint32_t warp_size;
+} gpucore_host_parallel;
+/* A host task: runs on the host in stream order; a non-OK status (with its cause in msg->text)
+ * is a failure of the stream's queued work. */
+typedef gpucore_status (*gpucore_host_task_fn)(void* user, const gpucore_host_parallel* parallel,
+                                               gpucore_message* msg);
+typedef void (*gpucore_release_fn)(void* user);
+
 typedef struct gpucore_plugin_api {
     /* ---- header: never moves ------------------------------------------------------------- */
     uint32_t abi_major;   /* GPUCORE_PLUGIN_ABI_MAJOR the plugin was built with */
@@ -287,6 +305,15 @@ typedef struct gpucore_plugin_api {
      * that implements copy_peer accepts there an event of any of its devices (as CUDA and HIP do). */
     gpucore_status (*copy_peer)(void* dst, int dst_device, const void* src, int src_device,
                                 size_t bytes, gpucore_stream stream, gpucore_message* msg);
+
+    /* ---- ABI 1.3 (optional: may be NULL; absent from tables of older plugins) ----------------- */
+    /* Queues task(user, parallel, msg) on `stream`, behind the work enqueued so far; it runs on
+     * the host once that work has finished, and later work waits for it. A backend fills this
+     * slot when its devices run kernel modules built for the CPU (their memory is host memory).
+     * release(user) is called exactly once: after the task ran, or before this slot returns an
+     * error (then the task never runs). */
+    gpucore_status (*enqueue_host_task)(gpucore_stream stream, gpucore_host_task_fn task, void* user,
+                                        gpucore_release_fn release, gpucore_message* msg);
 } gpucore_plugin_api;
 
 /* The entry point. Returns the plugin's static table, or NULL with the reason in msg->text when

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: Apache-2.0
+# gpucore_add_kernel_module(NAME SOURCES src... [OUTPUT_DIRECTORY dir] [CUDA_ARCHITECTURES arch...])
+#
+# Builds the kernel module NAME from kernels written in gpucore's kernel dialect
+# (gpucore/kernel.hpp, registered with GPUCORE_MODULE_KERNEL), one file per kind of backend this
+# machine can build for:
+#   NAME.gpucore-cpu.so   always (the kernels compiled as C++, run by the CPU execution)
+#   NAME.gpucore-cuda.so  when the CUDA language is enabled (nvcc), for CUDA_ARCHITECTURES
+#                         (default: CMAKE_CUDA_ARCHITECTURES)
+# into OUTPUT_DIRECTORY (default: CMAKE_RUNTIME_OUTPUT_DIRECTORY, else the current binary
+# folder): put them beside the program that loads them, in a folder of GPUCORE_MODULE_PATH, or in
+# <libdir>/gpucore/modules. The target NAME builds them all.
+# Each file's manifest (name, kind, targets) is generated here from the build's own settings.
+function(gpucore_add_kernel_module name)
+  cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;CUDA_ARCHITECTURES" ${ARGN})
+  if(NOT name MATCHES "^[A-Za-z0-9_.-]+$")
+    message(FATAL_ERROR "gpucore_add_kernel_module: '${name}' is not a module name ([A-Za-z0-9_.-])")
+  endif()
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "gpucore_add_kernel_module(${name}): no SOURCES")
+  endif()
+  set(out ${ARG_OUTPUT_DIRECTORY})
+  if(NOT out)
+    set(out ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
+  endif()
+  if(NOT out)
+    set(out ${CMAKE_CURRENT_BINARY_DIR})
+  endif()
+  set(generated ${CMAKE_CURRENT_BINARY_DIR}/gpucore_module_${name})
+  set(entry ${generated}/module_entry.cpp)
+  file(CONFIGURE OUTPUT ${entry} CONTENT "#include <gpucore/module_entry.hpp>\n")
+  add_custom_target(${name} ALL)
+
+  # The CPU module: every source compiled as C++ (a .cu file through a generated .cpp).
+  if(TARGET gpucore::kernel_cpu)
+    set(units)
+    foreach(source IN LISTS ARG_SOURCES)
+      get_filename_component(absolute ${source} ABSOLUTE)
+      get_filename_component(base ${source} NAME_WE)
+      set(unit ${generated}/cpu_${base}.cpp)
+      file(CONFIGURE OUTPUT ${unit} CONTENT "#include \"${absolute}\"\n")
+      list(APPEND units ${unit})
+    endforeach()
+    add_library(${name}_module_cpu MODULE ${units} ${entry})
+    target_compile_definitions(${name}_module_cpu PRIVATE
+      GPUCORE_MODULE_NAME="${name}" GPUCORE_MODULE_KIND="cpu" GPUCORE_MODULE_TARGETS="${CMAKE_SYSTEM_PROCESSOR}")
+    target_link_libraries(${name}_module_cpu PRIVATE gpucore::kernel_cpu)
+    target_compile_features(${name}_module_cpu PRIVATE cxx_std_17)
+    # #pragma unroll is nvcc's and hipcc's.
+    target_compile_options(${name}_module_cpu PRIVATE -Wno-unknown-pragmas)
+    set_target_properties(${name}_module_cpu PROPERTIES
+      OUTPUT_NAME "${name}.gpucore-cpu" PREFIX "" SUFFIX ".so"
+      LIBRARY_OUTPUT_DIRECTORY ${out}
+      CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+    target_link_options(${name}_module_cpu PRIVATE "LINKER:--no-undefined")
+    add_dependencies(${name} ${name}_module_cpu)
+  endif()
+
+  # The CUDA module.
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if("CUDA" IN_LIST languages)
+    set(archs ${ARG_CUDA_ARCHITECTURES})
+    if(NOT archs)
+      set(archs ${CMAKE_CUDA_ARCHITECTURES})
+    endif()
+    # CMake's spelling to the device code the file holds: 90 -> sm_90 compute_90; 90-real -> sm_90.
+    set(targets)
+    foreach(arch IN LISTS archs)
+      string(REGEX MATCH "^[0-9]+[a-z]?" number "${arch}")
+      if(arch MATCHES "-virtual$")
+        list(APPEND targets compute_${number})
+      elseif(arch MATCHES "-real$")
+        list(APPEND targets sm_${number})
+      else()
+        list(APPEND targets sm_${number} compute_${number})
+      endif()
+    endforeach()
+    list(JOIN targets " " target_text)
+    set(units)
+    foreach(source IN LISTS ARG_SOURCES)
+      get_filename_component(absolute ${source} ABSOLUTE)
+      get_filename_component(base ${source} NAME_WE)
+      set(unit ${generated}/cuda_${base}.cu)
+      file(CONFIGURE OUTPUT ${unit} CONTENT "#include \"${absolute}\"\n")
+      list(APPEND units ${unit})
+    endforeach()
+    add_library(${name}_module_cuda MODULE ${units} ${entry})
+    target_compile_definitions(${name}_module_cuda PRIVATE
+      GPUCORE_MODULE_NAME="${name}" GPUCORE_MODULE_KIND="cuda" GPUCORE_MODULE_TARGETS="${target_text}")
+    target_link_libraries(${name}_module_cuda PRIVATE gpucore::plugin_sdk)
+    target_compile_features(${name}_module_cuda PRIVATE cxx_std_17)
+    set_target_properties(${name}_module_cuda PROPERTIES
+      OUTPUT_NAME "${name}.gpucore-cuda" PREFIX "" SUFFIX ".so"
+      LIBRARY_OUTPUT_DIRECTORY ${out}
+      CUDA_ARCHITECTURES "${archs}"
+      # Static cudart: the module loads where no CUDA runtime is installed, as the plugin does.
+      CUDA_RUNTIME_LIBRARY Static
+      CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+    add_dependencies(${name} ${name}_module_cuda)
+  endif()
+endfunction()

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kernel dialect on NVIDIA GPUs (nvcc). Included by gpucore/kernel.hpp; do not include it
+// directly. Warps have 32 lanes; warp operations involve every lane of the warp (the full mask).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#define GPUCORE_KERNEL_VENDOR_CUDA 1
+#define GPUCORE_KERNEL_KIND "cuda"
+
+namespace gpucore::kernel::vendor {
+
+using half_t = __half;
+using bfloat16_t = __nv_bfloat16;
+__device__ __forceinline__ float to_float(half_t x) { return __half2float(x); }
+__device__ __forceinline__ float to_float(bfloat16_t x) { return __bfloat162float(x); }
+__device__ __forceinline__ half_t to_half(float x) { return __float2half_rn(x); }
+__device__ __forceinline__ bfloat16_t to_bfloat16(float x) { return __float2bfloat16_rn(x); }
+
+__device__ __forceinline__ int warp_size() { return warpSize; }
+__device__ __forceinline__ unsigned char* dynamic_shared_bytes() {
+    extern __shared__ __align__(16) unsigned char gpucore_dynamic_shared[];
+    return gpucore_dynamic_shared;
+}
+
+inline constexpr unsigned kFullMask = 0xffffffffu;
+template <class T>
+__device__ __forceinline__ T shfl_xor(T v, int mask, int width) { return __shfl_xor_sync(kFullMask, v, mask, width); }
+template <class T>
+__device__ __forceinline__ T shfl(T v, int lane, int width) { return __shfl_sync(kFullMask, v, lane, width); }
+template <class T>
+__device__ __forceinline__ T shfl_down(T v, unsigned delta, int width) { return __shfl_down_sync(kFullMask, v, delta, width); }
+template <class T>
+__device__ __forceinline__ T shfl_up(T v, unsigned delta, int width) { return __shfl_up_sync(kFullMask, v, delta, width); }
+__device__ __forceinline__ std::uint64_t ballot(bool predicate) { return __ballot_sync(kFullMask, predicate); }
+
+// CUDA's atomics take int, unsigned, unsigned long long and long long; 64-bit integers of other
+// spellings (std::int64_t is long on LP64) go through those of the same width.
+template <class T>
+__device__ __forceinline__ auto native(T* p) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) return p;
+    else if constexpr (sizeof(T) == 4 && std::is_signed_v<T>) return reinterpret_cast<int*>(p);
+    else if constexpr (sizeof(T) == 4) return reinterpret_cast<unsigned*>(p);
+    else if constexpr (std::is_signed_v<T>) return reinterpret_cast<long long*>(p);
+    else return reinterpret_cast<unsigned long long*>(p);
+}
+template <class T>
+__device__ __forceinline__ T atomic_add(T* p, T v) {
+    if constexpr (std::is_integral_v<T> && sizeof(T) == 8) {
+        return static_cast<T>(atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v)));
+    } else {
+        using N = std::remove_pointer_t<decltype(native(p))>;
+        return static_cast<T>(atomicAdd(native(p), static_cast<N>(v)));
+    }
+}
+template <class T>
+__device__ __forceinline__ T atomic_min(T* p, T v) {
+    using N = std::remove_pointer_t<decltype(native(p))>;
+    return static_cast<T>(atomicMin(native(p), static_cast<N>(v)));
+}
+template <class T>
+__device__ __forceinline__ T atomic_max(T* p, T v) {
+    using N = std::remove_pointer_t<decltype(native(p))>;
+    return static_cast<T>(atomicMax(native(p), static_cast<N>(v)));
+}
+template <class T>
+__device__ __forceinline__ T atomic_exchange(T* p, T v) {
+    if constexpr (std::is_integral_v<T> && sizeof(T) == 8) {
+        return static_cast<T>(atomicExch(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v)));
+    } else {
+        using N = std::remove_pointer_t<decltype(native(p))>;
+        return static_cast<T>(atomicExch(native(p), static_cast<N>(v)));
+    }
+}
+template <class T>
+__device__ __forceinline__ T atomic_cas(T* p, T expected, T desired) {
+    if constexpr (sizeof(T) == 8) {
+        using U = unsigned long long;
+        return static_cast<T>(atomicCAS(reinterpret_cast<U*>(p), static_cast<U>(expected), static_cast<U>(desired)));
+    } else {
+        using N = std::remove_pointer_t<decltype(native(p))>;
+        return static_cast<T>(atomicCAS(native(p), static_cast<N>(expected), static_cast<N>(desired)));
+    }
+}
+
+__device__ __forceinline__ void fence_block() { __threadfence_block(); }
+__device__ __forceinline__ void fence_device() { __threadfence(); }
+__device__ __forceinline__ void fence_system() { __threadfence_system(); }
+
+} // namespace gpucore::kernel::vendor
