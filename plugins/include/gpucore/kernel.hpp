@@ -19,7 +19,8 @@
 //  - threadIdx, blockIdx, blockDim, gridDim (x, y, z), global_thread_index(), global_thread_count();
 //  - sync_block(): the block barrier. Every thread of the block must reach the same barrier;
 //  - warp_size() (32 or 64: a run-time value, never assume 32), lane_id(), and the warp
-//    operations shfl_xor, shfl, shfl_down, shfl_up, ballot (a 64-bit lane mask), any, all. Every
+//    operations shfl_xor, shfl, shfl_down, shfl_up, warp_ballot (a 64-bit lane mask), warp_any,
+//    warp_all (CUDA's own ballot/any/all are global names; these never collide). Every
 //    lane of the warp takes part in each; the block is a whole number of warps where they are used;
 //    `width` is a power of two up to warp_size(). Shuffled values: 32- and 64-bit integers and
 //    floats (what every vendor shuffles);
@@ -111,15 +112,15 @@ GPUCORE_DEVICE T shfl_up(T v, unsigned delta, int width = warp_size() GPUCORE_KE
     return vendor::shfl_up(v, delta, width GPUCORE_KERNEL_SITE_ARGS);
 }
 // Bit l is set when lane l's predicate is true.
-GPUCORE_DEVICE lane_mask_t ballot(bool predicate GPUCORE_KERNEL_SITE_PARAMS) {
+GPUCORE_DEVICE lane_mask_t warp_ballot(bool predicate GPUCORE_KERNEL_SITE_PARAMS) {
     return vendor::ballot(predicate GPUCORE_KERNEL_SITE_ARGS);
 }
-GPUCORE_DEVICE bool any(bool predicate GPUCORE_KERNEL_SITE_PARAMS) {
-    return ballot(predicate GPUCORE_KERNEL_SITE_ARGS) != 0;
+GPUCORE_DEVICE bool warp_any(bool predicate GPUCORE_KERNEL_SITE_PARAMS) {
+    return warp_ballot(predicate GPUCORE_KERNEL_SITE_ARGS) != 0;
 }
-GPUCORE_DEVICE bool all(bool predicate GPUCORE_KERNEL_SITE_PARAMS) {
+GPUCORE_DEVICE bool warp_all(bool predicate GPUCORE_KERNEL_SITE_PARAMS) {
     const lane_mask_t full = warp_size() == 64 ? ~lane_mask_t{0} : (lane_mask_t{1} << warp_size()) - 1;
-    return ballot(predicate GPUCORE_KERNEL_SITE_ARGS) == full;
+    return warp_ballot(predicate GPUCORE_KERNEL_SITE_ARGS) == full;
 }
 
 template <class T>
