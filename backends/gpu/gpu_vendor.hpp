@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -175,7 +176,6 @@ using gpuFuncAttributes = hipFuncAttributes;
 #define gpuStreamDestroy hipStreamDestroy
 #define gpuStreamSynchronize hipStreamSynchronize
 #define gpuStreamQuery hipStreamQuery
-#define gpuLaunchHostFunc hipLaunchHostFunc
 #define gpuStreamWaitEvent hipStreamWaitEvent
 #define gpuEventCreate hipEventCreate
 #define gpuEventDestroy hipEventDestroy
@@ -351,6 +351,32 @@ inline gpuError_t query_pointer(const void* ptr, PointerInfo* info) noexcept {
     }
     info->device = attributes.device;
     return cudaSuccess;
+#endif
+}
+
+// ---- host functions in stream order ------------------------------------------------------------
+// Queues fn(user) on `stream`: it runs on a runtime thread after the work queued before it.
+inline gpuError_t launch_host_function(gpuStream_t stream, void (*fn)(void*), void* user) noexcept {
+#if GPUCORE_GPU_IS_HIP
+    // ROCm 5.2's library exports no hipLaunchHostFunc: a stream callback carries the call instead.
+    struct Call {
+        void (*fn)(void*);
+        void* user;
+    };
+    auto* call = new (std::nothrow) Call{fn, user};
+    if (call == nullptr) return hipErrorOutOfMemory;
+    const hipError_t err = hipStreamAddCallback(
+        stream,
+        [](hipStream_t, hipError_t, void* data) {
+            const Call c = *static_cast<Call*>(data);
+            delete static_cast<Call*>(data);
+            c.fn(c.user);
+        },
+        call, 0);
+    if (err != hipSuccess) delete call;
+    return err;
+#else
+    return gpuLaunchHostFunc(stream, fn, user);
 #endif
 }
 

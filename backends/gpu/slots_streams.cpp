@@ -122,7 +122,7 @@ gpucore_status enqueue_host_task(gpucore_stream stream, gpucore_host_task_fn tas
         int warp = 0;
         GPUCORE_GPU_CHECK(gpuDeviceGetAttribute(&warp, gpuDevAttrWarpSize, stream->device));
         owned = std::make_unique<HostTask>(HostTask{stream, task, user, release, static_cast<std::uint32_t>(warp)});
-        GPUCORE_GPU_CHECK(gpuLaunchHostFunc(stream->stream, &run_host_task, owned.get()));
+        GPUCORE_GPU_CHECK(launch_host_function(stream->stream, &run_host_task, owned.get()));
         owned.release();
     });
     if (status != GPUCORE_OK && release != nullptr) release(user);
