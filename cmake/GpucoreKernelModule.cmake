@@ -11,6 +11,20 @@
 # folder): put them beside the program that loads them, in a folder of GPUCORE_MODULE_PATH, or in
 # <libdir>/gpucore/modules. The target NAME builds them all.
 # Each file's manifest (name, kind, targets) is generated here from the build's own settings.
+# Sets `out_var` to one generated unit per source, `<folder>/<prefix><name><extension>`, that
+# includes the source: each kind compiles the same files in its own language.
+function(gpucore_kernel_module_units out_var folder prefix extension)
+  set(units)
+  foreach(source IN LISTS ARGN)
+    get_filename_component(absolute ${source} ABSOLUTE)
+    get_filename_component(base ${source} NAME_WE)
+    set(unit ${folder}/${prefix}${base}${extension})
+    file(CONFIGURE OUTPUT ${unit} CONTENT "#include \"${absolute}\"\n")
+    list(APPEND units ${unit})
+  endforeach()
+  set(${out_var} ${units} PARENT_SCOPE)
+endfunction()
+
 function(gpucore_add_kernel_module name)
   cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;CUDA_ARCHITECTURES" ${ARGN})
   if(NOT name MATCHES "^[A-Za-z0-9_.-]+$")
@@ -33,14 +47,7 @@ function(gpucore_add_kernel_module name)
 
   # The CPU module: every source compiled as C++ (a .cu file through a generated .cpp).
   if(TARGET gpucore::kernel_cpu)
-    set(units)
-    foreach(source IN LISTS ARG_SOURCES)
-      get_filename_component(absolute ${source} ABSOLUTE)
-      get_filename_component(base ${source} NAME_WE)
-      set(unit ${generated}/cpu_${base}.cpp)
-      file(CONFIGURE OUTPUT ${unit} CONTENT "#include \"${absolute}\"\n")
-      list(APPEND units ${unit})
-    endforeach()
+    gpucore_kernel_module_units(units ${generated} cpu_ .cpp ${ARG_SOURCES})
     add_library(${name}_module_cpu MODULE ${units} ${entry})
     target_compile_definitions(${name}_module_cpu PRIVATE
       GPUCORE_MODULE_NAME="${name}" GPUCORE_MODULE_KIND="cpu" GPUCORE_MODULE_TARGETS="${CMAKE_SYSTEM_PROCESSOR}")
@@ -76,14 +83,7 @@ function(gpucore_add_kernel_module name)
       endif()
     endforeach()
     list(JOIN targets " " target_text)
-    set(units)
-    foreach(source IN LISTS ARG_SOURCES)
-      get_filename_component(absolute ${source} ABSOLUTE)
-      get_filename_component(base ${source} NAME_WE)
-      set(unit ${generated}/cuda_${base}.cu)
-      file(CONFIGURE OUTPUT ${unit} CONTENT "#include \"${absolute}\"\n")
-      list(APPEND units ${unit})
-    endforeach()
+    gpucore_kernel_module_units(units ${generated} cuda_ .cu ${ARG_SOURCES})
     add_library(${name}_module_cuda MODULE ${units} ${entry})
     target_compile_definitions(${name}_module_cuda PRIVATE
       GPUCORE_MODULE_NAME="${name}" GPUCORE_MODULE_KIND="cuda" GPUCORE_MODULE_TARGETS="${target_text}")
