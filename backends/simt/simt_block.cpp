@@ -551,8 +551,10 @@ void BlockRunner::exchange(unsigned warp) {
         case ExchangeMode::up: source = own - static_cast<unsigned>(t.shuffle_operand); break;
         case ExchangeMode::ballot: break;
         }
-        // Past its segment a lane keeps its own value.
-        if (source < static_cast<long long>(first) || source >= static_cast<long long>(first + segment)) source = own;
+        // As on CUDA and HIP: a lane may read from earlier segments with xor but keeps its own
+        // value where the source lies past its segment's end, or before its start with up.
+        const bool before = t.exchange_mode == ExchangeMode::up && source < static_cast<long long>(first);
+        if (before || source >= static_cast<long long>(first + segment)) source = own;
         std::memcpy(t.shuffle_out, lanes[source].shuffle_in, t.shuffle_bytes);
     }
     for (unsigned l = 0; l < width; ++l) {

@@ -133,6 +133,48 @@ TEST_P(Modules, WarpOperationsUseTheDevicesWidth) {
     }
 }
 
+// The CUDA/HIP rules, written out: xor may read earlier segments, down and xor keep the lane's
+// own value past the segment's end, up before its start, and shfl wraps into the segment.
+TEST_P(Modules, ShufflesWithinSegmentsOfEveryWidth) {
+    const std::uint32_t block = 192, blocks = 2;
+    const std::size_t n = std::size_t{block} * blocks;
+    std::mt19937 random(17);
+    std::vector<std::uint32_t> in(n);
+    for (auto& v : in) v = static_cast<std::uint32_t>(random());
+    Buffer<std::uint32_t> din(device, n), dout(device, 4 * n);
+    din.copy_from_host(in);
+    // The kernels' warp width (the cpu backend runs them 32 lanes wide; its Device reports 1).
+    Buffer<std::uint32_t> facts(device, 64 * 6);
+    module.kernel("warp_facts").launch(stream, {Dim3(1), Dim3(64)}, facts);
+    stream.synchronize();
+    const auto warp = static_cast<std::int64_t>(facts.to_vector()[0]);
+    ASSERT_TRUE(warp == 32 || warp == 64) << warp;
+    for (std::int64_t width = 1; width <= warp; width *= 2) {
+        for (std::int64_t operand : {std::int64_t{0}, std::int64_t{1}, width / 2, width - 1, width, 2 * width - 1,
+                                     width + 1}) {
+            dout.fill(0xDEADBEEFu);
+            module.kernel("segmented_shuffles").launch(stream, {Dim3(blocks), Dim3(block)}, din, dout,
+                                                       static_cast<std::int32_t>(width),
+                                                       static_cast<std::int32_t>(operand));
+            const std::vector<std::uint32_t> out = dout.to_vector();
+            for (std::size_t i = 0; i < n; ++i) {
+                const std::int64_t lane = static_cast<std::int64_t>((i % block) % static_cast<std::size_t>(warp));
+                const std::size_t warp_base = i - static_cast<std::size_t>(lane);
+                const std::int64_t first = lane / width * width, end = first + width;
+                const std::int64_t xor_source = (lane ^ operand) < end ? (lane ^ operand) : lane;
+                const std::int64_t index_source = first + operand % width;
+                const std::int64_t down_source = lane + operand < end ? lane + operand : lane;
+                const std::int64_t up_source = lane - operand >= first ? lane - operand : lane;
+                const std::int64_t sources[4] = {xor_source, index_source, down_source, up_source};
+                for (int k = 0; k < 4; ++k) {
+                    ASSERT_EQ(out[4 * i + k], in[warp_base + static_cast<std::size_t>(sources[k])])
+                        << "operation " << k << " width " << width << " operand " << operand << " thread " << i;
+                }
+            }
+        }
+    }
+}
+
 TEST_P(Modules, AtomicsOfEveryWidth) {
     const std::size_t n = 100003;
     std::mt19937 random(3);

@@ -39,6 +39,18 @@ GPUCORE_KERNEL warp_facts(std::uint32_t* out) {
 }
 GPUCORE_MODULE_KERNEL(warp_facts);
 
+// Each warp operation with a segment `width` and one operand: out[4 * i + k] is thread i's
+// shfl_xor, shfl, shfl_down and shfl_up of in[i].
+GPUCORE_KERNEL segmented_shuffles(const std::uint32_t* in, std::uint32_t* out, int width, int operand) {
+    const std::size_t i = global_thread_index();
+    const std::uint32_t v = in[i];
+    out[4 * i] = shfl_xor(v, operand, width);
+    out[4 * i + 1] = shfl(v, operand, width);
+    out[4 * i + 2] = shfl_down(v, static_cast<unsigned>(operand), width);
+    out[4 * i + 3] = shfl_up(v, static_cast<unsigned>(operand), width);
+}
+GPUCORE_MODULE_KERNEL(segmented_shuffles);
+
 // Atomics: a count, the minimum and maximum, the float sum of ones, and exchange / compare-and-swap
 // (the last thread to swap in leaves a value the host can check). The 64-bit forms are used on
 // scratch words of the same buffers' memory, so every width compiles and runs on every vendor.

@@ -78,8 +78,9 @@ GPUCORE_SIMT_HIDDEN void block_barrier(const char* file, int line);
 enum class ExchangeMode { xor_lane, from_lane, down, up, ballot };
 // Exchanges `bytes` (<= kShuffleBytes) of `value` among the lanes of this warp. Every lane of the
 // warp must call it at the same call site. Lanes are grouped in segments of `width` (a power of
-// two up to the warp width); a lane reads the lane the mode names within its segment, or keeps
-// its own value where that lane lies outside the segment (as CUDA's __shfl_*_sync do). `ballot`
+// two up to the warp width); as CUDA's __shfl_*_sync and HIP's __shfl_*, a lane keeps its own
+// value where the lane its mode names lies past its segment's end (xor, down) or before its
+// start (up), and `from_lane` wraps its index into the segment. `ballot`
 // ignores `operand` and writes the warp's predicates (nonzero first byte) as a 64-bit lane mask.
 inline constexpr std::size_t kShuffleBytes = 16;
 GPUCORE_SIMT_HIDDEN void warp_exchange(void* value, std::size_t bytes, ExchangeMode mode, int operand, int width,
