@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the built `gpucore` command and the examples, run as child processes with a controlled
 // environment. Results are checked through the JSON the command prints, not only exit codes.
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -508,6 +512,26 @@ TEST(Output, AFailingBenchLeavesAnExistingJsonFileAsItWas) {
         EXPECT_EQ(entry.path().filename(), "results.json") << "a temporary file was left behind";
     }
     EXPECT_EQ(entries, 1u);
+    std::filesystem::remove_all(folder);
+}
+
+// `bench --json` to a character device writes through it: the node stays a device (a rename
+// would replace it by a regular file; as root, `--json /dev/null` would destroy /dev/null).
+TEST(Output, BenchJsonToACharacterDeviceKeepsTheDevice) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to make a device node (mknod)";
+    const std::string folder = testing::TempDir() + "gpucore_cli_test_device/";
+    std::filesystem::remove_all(folder);
+    std::filesystem::create_directories(folder);
+    const std::string null = folder + "null"; // a copy of /dev/null (1,3)
+    ASSERT_EQ(::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+    const ChildResult r = gpucore_cli({"bench", "--quick", "--repeat", "1", "--dtype", "u32", "--json", null});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    struct stat status {};
+    ASSERT_EQ(::lstat(null.c_str(), &status), 0);
+    EXPECT_TRUE(S_ISCHR(status.st_mode)) << "the device node was replaced";
+    std::size_t entries = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) (void)entry, ++entries;
+    EXPECT_EQ(entries, 1u) << "a temporary file was left behind";
     std::filesystem::remove_all(folder);
 }
 
