@@ -9,6 +9,10 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
+#include <cstdint>
+#include <sstream>
+#include <fstream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -533,6 +537,71 @@ TEST(Output, BenchJsonToACharacterDeviceKeepsTheDevice) {
     for (const auto& entry : std::filesystem::directory_iterator(folder)) (void)entry, ++entries;
     EXPECT_EQ(entries, 1u) << "a temporary file was left behind";
     std::filesystem::remove_all(folder);
+}
+
+// A real memory cgroup (v1, or v2 where its parent delegates the memory controller) of `limit`
+// bytes under the test's own group; empty `folder` when this system does not let the test make one.
+struct MemoryCgroup {
+    explicit MemoryCgroup(std::uint64_t limit) {
+        if (::geteuid() != 0) return;
+        std::ifstream mounts("/proc/self/mountinfo");
+        std::string mount_point;
+        bool v2 = false;
+        for (std::string line; std::getline(mounts, line);) {
+            const bool v1_memory = line.find(" - cgroup ") != std::string::npos &&
+                                   line.find(",memory") != std::string::npos;
+            const bool unified = line.find(" - cgroup2 ") != std::string::npos;
+            if (!v1_memory && !unified) continue;
+            std::istringstream words(line);
+            std::string w[5];
+            for (auto& word : w) words >> word;
+            if (v1_memory || mount_point.empty()) mount_point = w[4], v2 = unified && !v1_memory;
+            if (v1_memory) break;
+        }
+        if (mount_point.empty()) return;
+        std::ifstream groups("/proc/self/cgroup");
+        std::string own;
+        for (std::string line; std::getline(groups, line);) {
+            const auto colon = line.find(':'), second = line.find(':', colon + 1);
+            const std::string controllers = line.substr(colon + 1, second - colon - 1);
+            if (v2 ? controllers.empty() : controllers.find("memory") != std::string::npos) own = line.substr(second + 1);
+        }
+        std::string parent = mount_point + own;
+        if (!std::filesystem::is_directory(parent)) parent = mount_point;
+        if (v2) {
+            std::ifstream delegated(parent + "/cgroup.subtree_control");
+            std::string controllers((std::istreambuf_iterator<char>(delegated)), std::istreambuf_iterator<char>());
+            if (controllers.find("memory") == std::string::npos) return;
+        }
+        const std::string candidate = parent + "/gpucore-cli-test-" + std::to_string(::getpid());
+        if (::mkdir(candidate.c_str(), 0755) != 0) return;
+        std::ofstream(candidate + (v2 ? "/memory.max" : "/memory.limit_in_bytes")) << limit;
+        folder = candidate;
+    }
+    ~MemoryCgroup() {
+        if (!folder.empty()) ::rmdir(folder.c_str());
+    }
+    std::string folder;
+};
+
+// `gpucore run` larger than the memory cgroup allows (though smaller than the machine's free
+// memory) is refused with a message that names the cgroup limit, not killed by the OOM killer.
+TEST(Memory, RunLargerThanTheMemoryCgroupAllowsIsRefusedWithAMessage) {
+    const MemoryCgroup cgroup(std::uint64_t{256} << 20);
+    if (cgroup.folder.empty()) GTEST_SKIP() << "cannot create a memory cgroup here (needs root and a writable cgroup fs)";
+    // The shell joins the cgroup, then becomes gpucore.
+    const std::string join = "echo $$ > '" + cgroup.folder + "/cgroup.procs' && exec \"$0\" \"$@\"";
+    const ChildResult r = run_child("/bin/sh", {"-c", join, GPUCORE_CLI_PATH, "run", "vector_add", "--n", "100000000",
+                                                "--repeat", "1"},
+                                    child_environment({{"GPU_BACKEND", "cpu"}}));
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_NE(r.err.find("memory cgroup"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(cgroup.folder), std::string::npos) << r.err;
+    // A run that fits goes ahead in the same cgroup.
+    const ChildResult small = run_child("/bin/sh", {"-c", join, GPUCORE_CLI_PATH, "run", "vector_add", "--n", "100000",
+                                                    "--repeat", "1"},
+                                        child_environment({{"GPU_BACKEND", "cpu"}}));
+    EXPECT_EQ(small.exit_code, 0) << small.err;
 }
 
 // A plugin folder and file whose names are not UTF-8: `info --json` must still print valid JSON,
