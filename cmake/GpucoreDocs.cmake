@@ -17,8 +17,15 @@ set(GPUCORE_DOCS_INPUTS
   ${GPUCORE_GENERATED_INCLUDE_DIR}/gpucore/version.hpp
   ${PROJECT_SOURCE_DIR}/plugins/include/gpucore
   ${PROJECT_SOURCE_DIR}/docs/api/mainpage.md)
-list(JOIN GPUCORE_DOCS_INPUTS " " GPUCORE_DOCS_INPUT)
-set(GPUCORE_DOCS_FILTER "${PROJECT_SOURCE_DIR}/docs/api/comment_filter.py")
+# Every path is quoted in the Doxyfile: the source and build trees may lie under folders whose
+# names hold spaces. Doxygen runs the filter through the shell without quoting it, so the filter
+# is copied beside the Doxyfile and named relative to the working directory (no spaces there).
+set(GPUCORE_DOCS_INPUT "")
+foreach(input ${GPUCORE_DOCS_INPUTS})
+  string(APPEND GPUCORE_DOCS_INPUT " \"${input}\"")
+endforeach()
+configure_file(${PROJECT_SOURCE_DIR}/docs/api/comment_filter.py ${GPUCORE_DOCS_OUTPUT_DIR}/comment_filter.py COPYONLY)
+set(GPUCORE_DOCS_FILTER "./comment_filter.py")
 configure_file(${PROJECT_SOURCE_DIR}/docs/api/Doxyfile.in ${GPUCORE_DOCS_OUTPUT_DIR}/Doxyfile @ONLY)
 
 file(GLOB gpucore_public_headers CONFIGURE_DEPENDS

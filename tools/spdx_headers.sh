@@ -81,7 +81,9 @@ add_tag() {
 missing=()
 mapfile -t files < <(list_files) # listed before any file changes
 for file in "${files[@]}"; do
-  [ -f "$file" ] || continue
+  # Only regular files are rewritten (by temp + rename): a symlink, a device or a FIFO would be
+  # replaced by a regular file.
+  [ -f "$file" ] && [ ! -L "$file" ] || continue
   style=$(comment_style "$file")
   [ -n "$style" ] || continue
   has_tag "$file" && continue

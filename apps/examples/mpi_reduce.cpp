@@ -26,7 +26,7 @@ namespace {
 // sharing memory with this one are counted.
 int node_local_rank() {
     // OpenMPI's own variable when it is a plain non-negative number; otherwise ask MPI.
-    if (const char* text = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK")) {
+    if (const char* text = ::secure_getenv("OMPI_COMM_WORLD_LOCAL_RANK")) {
         const std::string value(text);
         if (!value.empty() && value.size() <= 6 && value.find_first_not_of("0123456789") == std::string::npos) {
             return std::stoi(value);

@@ -122,10 +122,11 @@ TimingStats time_copy(const Device& device, double bytes_moved, double rotation_
 template <class T>
 PeerResult time_openmp_peer(OpCase<T>& op, Stream& stream, std::size_t repeats) {
     const std::size_t sets = op.sets(), n = op.spec().elements();
+    const int threads = static_cast<int>(std::max(1u, stream.device().properties().compute_units));
     auto peer = [&](std::size_t s) {
         // The cpu backend's buffers are host memory; synchronize() above each use keeps the
         // backend's own work on them finished.
-        openmp_vector_add(op.a(s).data(), op.b(s).data(), op.out(s).data(), n);
+        openmp_vector_add(op.a(s).data(), op.b(s).data(), op.out(s).data(), n, threads);
     };
     auto ours = [&](std::size_t s) {
         op.enqueue(stream, s);

@@ -19,8 +19,9 @@ const char* const info_usage = "gpucore info [--json]";
 
 namespace {
 
+// Read as the library reads it (secure_getenv): a privileged run shows what gpucore used.
 std::string gpu_backend_variable() {
-    const char* value = std::getenv("GPU_BACKEND");
+    const char* value = ::secure_getenv("GPU_BACKEND");
     return value ? value : "";
 }
 

@@ -27,22 +27,41 @@ std::string bytes_text(double bytes) {
 
 } // namespace
 
-std::uint64_t available_host_memory() {
-    std::ifstream meminfo("/proc/meminfo");
+HostMemory available_host_memory(const std::string& meminfo_path, const CgroupSources& cgroups) {
+    HostMemory result;
+    std::ifstream meminfo(meminfo_path);
     std::string line;
     while (std::getline(meminfo, line)) {
         std::istringstream fields(line);
         std::string key;
         std::uint64_t kib = 0;
-        if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+        if (fields >> key >> kib && key == "MemAvailable:") {
+            result = {kib * 1024, "MemAvailable"};
+            break;
+        }
     }
-    const long pages = sysconf(_SC_AVPHYS_PAGES);
-    const long page_size = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page_size > 0) return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
-    return 0;
+    if (result.bytes == 0) {
+        const long pages = sysconf(_SC_AVPHYS_PAGES);
+        const long page_size = sysconf(_SC_PAGESIZE);
+        if (pages > 0 && page_size > 0) {
+            result = {static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size), "free pages"};
+        }
+    }
+    // A container's limit is often far below the machine's free memory: past it the OOM killer
+    // ends the run without a word.
+    if (const auto headroom = cgroup_memory_headroom(cgroups); headroom && (result.bytes == 0 || headroom->bytes < result.bytes)) {
+        result = {headroom->bytes, "the memory cgroup's limit, " + headroom->limit_file + " = " +
+                                       bytes_text(static_cast<double>(headroom->limit)) + ", less what the group uses"};
+    }
+    return result;
 }
 
 void require_memory(const Device& device, const std::string& what, double device_bytes, double host_bytes) {
+    require_memory(device, what, device_bytes, host_bytes, available_host_memory());
+}
+
+void require_memory(const Device& device, const std::string& what, double device_bytes, double host_bytes,
+                    const HostMemory& host) {
     const bool device_is_host = device.backend_name() == "cpu";
     const double total = static_cast<double>(device.properties().total_memory_bytes);
     if (!device_is_host && total > 0 && device_bytes > total) {
@@ -50,13 +69,13 @@ void require_memory(const Device& device, const std::string& what, double device
                             device.to_string() + " has " + bytes_text(total) + " in all");
     }
     const double host_needed = host_bytes + (device_is_host ? device_bytes : 0.0);
-    const std::uint64_t available = available_host_memory();
+    const std::uint64_t available = host.bytes;
     if (available > 0 && host_needed > static_cast<double>(available)) {
         throw ResourceError(what + " needs " + bytes_text(host_needed) + " of host memory" +
                             (device_is_host ? " (the cpu backend's buffers plus the host reference)"
                                             : " (inputs and reference kept on the host)") +
                             ", but only " + bytes_text(static_cast<double>(available)) +
-                            " is available (MemAvailable); use a smaller --n, --rows or --cols");
+                            " is available (" + host.source + "); use a smaller --n, --rows or --cols");
     }
 }
 

@@ -7,8 +7,10 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <vector>
 
 #include "exit_codes.hpp"
@@ -55,16 +57,41 @@ void finish_standard_output() {
     }
 }
 
-ReplacingFile::ReplacingFile(std::string path) : path_(std::move(path)) {
+ReplacingFile::ReplacingFile(std::string path) : path_(std::move(path)), target_(path_) {
     if (path_.empty()) throw OutputError("the output file name is empty");
-    temporary_ = path_ + ".tmp.XXXXXX";
+    auto refuse = [&](const std::string& why) { throw OutputError("cannot write the JSON file '" + path_ + "': " + why); };
+    struct stat status {};
+    if (::lstat(path_.c_str(), &status) == 0 && S_ISLNK(status.st_mode)) {
+        // A symlink: the file it leads to is the output; the link itself stays.
+        std::unique_ptr<char, decltype(&std::free)> real(::realpath(path_.c_str(), nullptr), &std::free);
+        if (!real) refuse("it is a symbolic link that leads nowhere usable (" + errno_text(errno) + ")");
+        target_ = real.get();
+    }
+    if (::stat(target_.c_str(), &status) == 0) {
+        if (S_ISCHR(status.st_mode) || S_ISFIFO(status.st_mode)) {
+            // Written in place at commit; a rename would replace the device or FIFO itself.
+            if (::access(target_.c_str(), W_OK) != 0) refuse(errno_text(errno));
+            in_place_ = true;
+            return;
+        }
+        if (!S_ISREG(status.st_mode)) {
+            refuse("it is " + std::string(S_ISDIR(status.st_mode)    ? "a directory"
+                                          : S_ISSOCK(status.st_mode) ? "a socket"
+                                          : S_ISBLK(status.st_mode)  ? "a block device"
+                                                                     : "not a regular file") +
+                   "; only a regular file, a new file, a character device or a FIFO can take the output");
+        }
+    } else if (errno != ENOENT) {
+        refuse(errno_text(errno));
+    }
+    temporary_ = target_ + ".tmp.XXXXXX";
     std::vector<char> pattern(temporary_.begin(), temporary_.end());
     pattern.push_back('\0');
     fd_ = ::mkstemp(pattern.data());
     if (fd_ < 0) {
         const int error = errno;
-        throw OutputError("cannot write the JSON file '" + path_ + "': cannot create a file in its folder: " +
-                          errno_text(error));
+        temporary_.clear();
+        refuse("cannot create a file in its folder: " + errno_text(error));
     }
     temporary_.assign(pattern.data());
     // mkstemp makes the file 0600; give it the mode a plain creation would (0666 less the umask).
@@ -78,7 +105,36 @@ ReplacingFile::~ReplacingFile() {
     if (!temporary_.empty()) ::unlink(temporary_.c_str());
 }
 
+void ReplacingFile::commit_in_place(const std::string& text) {
+    auto fail = [&](const std::string& step, int error) {
+        throw OutputError("cannot write the JSON file '" + path_ + "': " + step + ": " + errno_text(error));
+    };
+    // O_NONBLOCK for the open only: a FIFO without a reader fails (ENXIO) instead of hanging.
+    const int fd = ::open(target_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        const int error = errno;
+        fail(error == ENXIO ? "open (a FIFO must have a reader)" : "open", error);
+    }
+    struct stat status {};
+    if (::fstat(fd, &status) != 0 || !(S_ISCHR(status.st_mode) || S_ISFIFO(status.st_mode))) {
+        ::close(fd);
+        fail("open", EINVAL); // replaced by something else since the check
+    }
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0) (void)::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    if (!write_all(fd, text)) {
+        const int error = errno;
+        ::close(fd);
+        fail("write", error);
+    }
+    if (::close(fd) != 0) fail("close", errno);
+}
+
 void ReplacingFile::commit(const std::string& text) {
+    if (in_place_) {
+        commit_in_place(text);
+        return;
+    }
     auto fail = [&](const char* step) {
         const int error = errno;
         throw OutputError("cannot write the JSON file '" + path_ + "': " + step + ": " + errno_text(error));
@@ -88,7 +144,14 @@ void ReplacingFile::commit(const std::string& text) {
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) fail("close");
-    if (::rename(temporary_.c_str(), path_.c_str()) != 0) fail("rename");
+    // Only a regular file (or nothing) may be replaced: check again, in case the path was
+    // replaced by a device or a FIFO while the command ran.
+    struct stat status {};
+    if (::lstat(target_.c_str(), &status) == 0 && !S_ISREG(status.st_mode)) {
+        errno = EEXIST;
+        fail("rename (the path is no longer a regular file)");
+    }
+    if (::rename(temporary_.c_str(), target_.c_str()) != 0) fail("rename");
     temporary_.clear();
 }
 

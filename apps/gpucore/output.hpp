@@ -19,24 +19,36 @@ std::string json_text(const nlohmann::json& value);
 // was lost (e.g. ENOSPC on a full device, EPIPE).
 void finish_standard_output();
 
-// A file written under a temporary name in its folder and renamed over `path` by commit(): an
-// existing file is replaced only by a complete new one, never truncated by a run that fails.
-// Without commit(), the destructor removes the temporary file.
+// The file a command's results go to. What `path` names decides how it is written:
+//  - a regular file, or nothing yet: written under a temporary name in its folder and renamed over
+//    `path` by commit(), so an existing file is replaced only by a complete new one, never
+//    truncated by a run that fails (through a symlink: the file it leads to, the link stays);
+//  - a character device (/dev/null, a terminal) or a FIFO: written in place by commit(), never
+//    replaced (a rename would put a regular file where the device or the FIFO was);
+//  - anything else (a directory, a socket, a block device, a dangling symlink): refused.
+// Without commit(), nothing is written and the destructor removes the temporary file.
 class ReplacingFile {
 public:
-    // Creates the temporary file now, so an unwritable path fails before any work (OutputError).
+    // Decides how `path` is written and checks that it can be, so that an unwritable or refused
+    // path fails before any work (OutputError): the temporary file is created now; a device or
+    // FIFO must be writable now.
     explicit ReplacingFile(std::string path);
     ~ReplacingFile();
     ReplacingFile(const ReplacingFile&) = delete;
     ReplacingFile& operator=(const ReplacingFile&) = delete;
 
-    // Writes `text`, flushes it to disk and renames the file to the path; OutputError on failure.
+    // Writes `text` and, for a regular file, flushes it to disk and renames it to the path;
+    // OutputError on failure (a FIFO nobody reads is refused rather than waited for).
     void commit(const std::string& text);
 
 private:
-    std::string path_;
-    std::string temporary_;
+    void commit_in_place(const std::string& text);
+
+    std::string path_;      // as the user gave it, for messages
+    std::string target_;    // the path written: `path_` with its symlinks resolved
+    std::string temporary_; // empty when writing in place
     int fd_ = -1;
+    bool in_place_ = false;
 };
 
 } // namespace gpucore::cli

@@ -19,6 +19,7 @@
 #include "cpu_status.hpp"
 #include "cpu_stream.hpp"
 #include "cpu_thread_pool.hpp"
+#include "host_mappings.hpp"
 
 namespace gpucore::cpu {
 namespace {
@@ -123,13 +124,14 @@ gpucore_status deallocate(int, gpucore_memory_kind, void* ptr, gpucore_message* 
 // Host memory is this backend's device memory: any readable and writable host address is memory
 // of device 0, reported as GPUCORE_MEMORY_DEVICE (every kind is plain host memory here). A null
 // address, an unmapped one (a freed mapping) and one without read-write access (a GPU runtime's
-// reserved device addresses, read-only data) are refused.
+// reserved device addresses, read-only data) are refused, and so is an address that cannot be
+// checked (the process's memory map cannot be read).
 gpucore_status pointer_device(const void* ptr, int* device, gpucore_memory_kind* kind, gpucore_message* msg) {
     return guarded(msg, [&] {
         if (ptr == nullptr) throw BackendError(GPUCORE_ERROR_INVALID_ARGUMENT, "null pointer");
-        if (!is_read_write_host_address(ptr)) {
+        if (const std::string problem = host_range_problem(ptr, 1); !problem.empty()) {
             throw BackendError(GPUCORE_ERROR_INVALID_ARGUMENT,
-                               "the address is not readable and writable host memory of this process");
+                               "the address is not readable and writable host memory of this process: " + problem);
         }
         *device = 0;
         *kind = GPUCORE_MEMORY_DEVICE;
@@ -379,6 +381,15 @@ gpucore_plugin_api make_table() {
 
 } // namespace
 } // namespace gpucore::cpu
+
+extern "C" gpucore_status gpucore_cpu_check_host_range(const void* ptr, size_t bytes, gpucore_message* msg) {
+    return gpucore::cpu::guarded(msg, [&] {
+        if (const std::string problem = gpucore::cpu::host_range_problem(ptr, bytes); !problem.empty()) {
+            throw gpucore::cpu::BackendError(GPUCORE_ERROR_INVALID_ARGUMENT,
+                                             "not all readable and writable host memory of this process: " + problem);
+        }
+    });
+}
 
 extern "C" const gpucore_plugin_api* gpucore_cpu_backend_table(gpucore_message*) {
     static const gpucore_plugin_api table = gpucore::cpu::make_table();

@@ -39,28 +39,4 @@ void* allocate_host(std::size_t bytes) noexcept {
 
 void free_host(void* ptr) noexcept { std::free(ptr); }
 
-bool is_read_write_host_address(const void* ptr) noexcept {
-#if defined(__linux__)
-    std::FILE* maps = std::fopen("/proc/self/maps", "re");
-    if (maps == nullptr) return true;
-    const auto address = reinterpret_cast<std::uintptr_t>(ptr);
-    bool found = false, read_write = false;
-    unsigned long long start = 0, end = 0;
-    char perms[5] = {};
-    // Each line: "start-end perms offset dev inode path"; the rest of the line is skipped.
-    while (std::fscanf(maps, "%llx-%llx %4s%*[^\n]", &start, &end, perms) == 3) {
-        if (address >= start && address < end) {
-            found = true;
-            read_write = perms[0] == 'r' && perms[1] == 'w';
-            break;
-        }
-    }
-    std::fclose(maps);
-    return found && read_write;
-#else
-    (void)ptr;
-    return true;
-#endif
-}
-
 } // namespace gpucore::cpu

@@ -18,10 +18,4 @@ void* allocate_host(std::size_t bytes) noexcept;
 // Frees what allocate_host returned (nullptr is ignored). Thread-safe.
 void free_host(void* ptr) noexcept;
 
-// True when the byte at `ptr` lies in a mapping of this process that is readable and writable
-// (Linux: /proc/self/maps), so the backend's threads can use it as device memory; it is not read.
-// An address reserved without access (as GPU runtimes reserve their device address ranges) or
-// read-only is false. Where the system cannot tell, true. Thread-safe.
-bool is_read_write_host_address(const void* ptr) noexcept;
-
 } // namespace gpucore::cpu

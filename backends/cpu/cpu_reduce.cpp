@@ -161,8 +161,9 @@ struct HalfToFloat {
         const Float16Lanes exponent = magnitude & 0x0F800000u;
         const Float16Lanes normal = magnitude + (112u << 23);
         const Float16Lanes special = magnitude + (224u << 23);
-        const float subnormal_bias = detail::float_of(113u << 23);
-        const VectorOf<float>::type subnormal = float_vector_of(magnitude + (113u << 23)) - subnormal_bias;
+        // The mantissa converted exactly, times 2^-24: an exact product, so no rounding mode applies.
+        const auto mantissa = reinterpret_cast<VectorOf<std::int32_t>::type>(h & 0x03FFu);
+        const VectorOf<float>::type subnormal = __builtin_convertvector(mantissa, VectorOf<float>::type) * 0x1p-24f;
         Float16Lanes subnormal_bits;
         std::memcpy(&subnormal_bits, &subnormal, sizeof(subnormal_bits));
         const Float16Lanes result = exponent == 0x0F800000u ? special : exponent == 0u ? subnormal_bits : normal;

@@ -16,6 +16,8 @@
 #include <system_error>
 #include <thread>
 
+#include "gpucore/plugin_support.hpp"
+
 namespace gpucore::cpu {
 namespace {
 
@@ -128,7 +130,7 @@ Pool& pool() {
 }
 
 int default_max_threads() noexcept {
-    if (const char* text = std::getenv("OMP_NUM_THREADS")) {
+    if (const char* text = plugin::environment_value("OMP_NUM_THREADS")) {
         char* end = nullptr;
         const long value = std::strtol(text, &end, 10);
         if (end != text && value > 0 && value <= 4096) return static_cast<int>(value);

@@ -17,7 +17,8 @@
 namespace gpucore::cpu {
 
 // The most threads a job may use (the pool's workers plus the caller): the CPUs this process may
-// run on (sched_getaffinity), or OMP_NUM_THREADS when set to a positive number, or the value a
+// run on (sched_getaffinity), or OMP_NUM_THREADS when set to a positive number (read with
+// secure_getenv: a privileged program ignores it), or the value a
 // test set with set_max_threads. At least 1. Thread-safe.
 int max_threads() noexcept;
 // Overrides max_threads() (0 restores the default); for tests of results across thread counts.

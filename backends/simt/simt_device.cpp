@@ -27,7 +27,8 @@ constexpr int kMaxDevices = 8;
 
 int device_count() noexcept {
     static const int count = [] {
-        const char* text = std::getenv("GPUCORE_SIMT_DEVICE_COUNT");
+        // secure_getenv: a privileged program ignores the variable.
+        const char* text = ::secure_getenv("GPUCORE_SIMT_DEVICE_COUNT");
         const int wanted = text != nullptr ? std::atoi(text) : 1;
         return std::clamp(wanted, 1, kMaxDevices);
     }();

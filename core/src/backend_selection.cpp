@@ -36,6 +36,19 @@ std::string where_plugins_were_sought(const Runtime& runtime) {
     return where;
 }
 
+// "; skipped plugin files, any of which may be it: <path> (backend <guess>): <reason>; ..." for
+// every candidate that was skipped, or "" when none was.
+std::string skipped_candidates(const Runtime& runtime) {
+    std::string list;
+    for (const auto& candidate : runtime.candidates()) {
+        if (candidate.outcome != PluginCandidate::Outcome::skipped) continue;
+        list += (list.empty() ? "" : "; ") + candidate.path;
+        if (!candidate.backend.empty()) list += " (backend " + candidate.backend + ")";
+        list += " was skipped: " + candidate.reason;
+    }
+    return list.empty() ? list : "; skipped plugin files, any of which may be it: " + list;
+}
+
 // The error goes to the caller, who decides whether and how to show it: logging it too would
 // print the cause twice (or report a failure the caller handled).
 [[noreturn]] void unavailable(const char* operation, const std::string& backend, int device,
@@ -116,17 +129,20 @@ Device select_device(const Runtime& runtime, std::string_view text, const char* 
         unavailable(operation, selection.backend, selection.device.value_or(-1),
                     "backend " + selection.backend + " did not load: " + refused);
     }
+    // A file whose backend name is unknown (refused before its table was read: untrusted, wrong
+    // ABI, not a plugin...) may be the one asked for: name each with its reason.
+    const std::string skipped = skipped_candidates(runtime);
     if (selection.backend == "cuda" || selection.backend == "hip") {
         unavailable(operation, selection.backend, selection.device.value_or(-1),
                     "the " + selection.backend + " plugin (libgpucore-" + selection.backend +
                         ".so) was not found (searched " + where_plugins_were_sought(runtime) +
-                        "); available backends: " + available_names(runtime));
+                        "); available backends: " + available_names(runtime) + skipped);
     }
     logger().debug("{}: unknown backend '{}'", operation, selection.backend);
     throw Error(ErrorCode::invalid_argument, operation, "", -1,
                 "unknown backend '" + selection.backend + "'; available backends: " +
                     available_names(runtime) + " (plugins searched in " +
-                    where_plugins_were_sought(runtime) + ")");
+                    where_plugins_were_sought(runtime) + ")" + skipped);
 }
 
 } // namespace gpucore::detail

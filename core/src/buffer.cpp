@@ -8,6 +8,9 @@
 #include <utility>
 
 #include "access.hpp"
+#if defined(GPUCORE_HAVE_CPU_BACKEND)
+#include "cpu_backend.h"
+#endif
 #include "device_copy.hpp"
 #include "logging.hpp"
 #include "memory_range_checks.hpp"
@@ -76,6 +79,27 @@ std::pair<int, gpucore_memory_kind> locate(Backend& backend, int device, const v
                     "pointer_device reported unknown memory kind " + std::to_string(static_cast<int>(kind)));
     }
     return {owner, kind};
+}
+
+// The built-in cpu backend's device memory is any read-write host memory: every byte of the range
+// is checked against the process's memory map, not only the ends that pointer_device looks at.
+// (A plugin's pointer_device answers for its runtime's allocations, looked up at both ends.)
+void check_whole_range(Backend& backend, int device, const void* ptr, std::size_t bytes) {
+#if defined(GPUCORE_HAVE_CPU_BACKEND)
+    if (backend.source() != "built-in") return;
+    gpucore_message message;
+    message.text[0] = '\0';
+    const gpucore_status status =
+        backend.invoke("Buffer::wrap", message, &gpucore_cpu_check_host_range, ptr, bytes);
+    if (status != GPUCORE_OK) {
+        const Error cause = error_from_status(status, message, "Buffer::wrap", backend.name(), device);
+        throw Error(ErrorCode::invalid_argument, "Buffer::wrap", backend.name(), device,
+                    "foreign pointer: the " + std::to_string(bytes) + " bytes at " + address_text(ptr) + " are " +
+                        cause.cause());
+    }
+#else
+    (void)backend, (void)device, (void)ptr, (void)bytes;
+#endif
 }
 
 void require_stream_on(const Stream& stream, const Device& device, const char* operation) {
@@ -182,6 +206,7 @@ Allocation Allocation::wrap(const Device& device, void* ptr, std::size_t count, 
             fail("foreign pointer: the " + std::to_string(bytes) + " bytes at " + address_text(ptr) +
                  " span memory of different kinds");
         }
+        check_whole_range(backend, index, ptr, bytes);
         kind = first.second;
     }
     Allocation result;

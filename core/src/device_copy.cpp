@@ -84,10 +84,14 @@ void copy_staged(const DeviceRange& dst, const DeviceRange& src, const char* ope
     const DeviceWork source_side(reader_backend, from, operation);
     const DeviceWork destination_side(writer_backend, to, operation);
 
-    // Pinned memory of the side that moves data over a link; the source's when both do.
+    // Pinned memory of the side that moves data over a link; the source's when both do. A side
+    // without pinned memory leaves it to the other, and ordinary host memory serves when neither
+    // has any.
     const bool stage_on_source = !memory_is_host_memory(reader_backend) || memory_is_host_memory(writer_backend);
-    Backend& owner = stage_on_source ? reader_backend : writer_backend;
-    const Device& owner_device = stage_on_source ? src.device : dst.device;
+    const StagingSide source_side_pinned{&reader_backend, from}, destination_side_pinned{&writer_backend, to};
+    const std::vector<StagingSide> preferred =
+        stage_on_source ? std::vector<StagingSide>{source_side_pinned, destination_side_pinned}
+                        : std::vector<StagingSide>{destination_side_pinned, source_side_pinned};
     // A copy smaller than a chunk stages through a power of two at least its size, so the pool
     // holds few distinct sizes whatever sizes are copied.
     std::size_t fitting = kSmallestChunkBytes;
@@ -96,7 +100,7 @@ void copy_staged(const DeviceRange& dst, const DeviceRange& src, const char* ope
     const std::size_t chunks = bytes / chunk + (bytes % chunk != 0 ? 1 : 0);
     const std::size_t depth = std::min(kStagingDepth, chunks);
     // Declared before the streams: destroyed after them, once their work has finished.
-    const StagingBuffers staging(owner, Access::index(owner_device), chunk, depth, operation);
+    const StagingBuffers staging(preferred, chunk, depth, operation);
 
     Stream reader(src.device);
     Stream writer(dst.device);

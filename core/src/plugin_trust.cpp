@@ -15,9 +15,10 @@
 namespace gpucore::detail {
 namespace fs = std::filesystem;
 
-const char* const plugin_trust_rule =
-    "plugin trust rule: after symlinks are resolved, the file and every folder above it must be owned by "
-    "root or the current user and not be writable by group or others";
+const char* const file_trust_rule =
+    "file trust rule: after symlinks are resolved, the file and every folder above it must be owned by root or "
+    "the current user and not be writable by group or others; a sticky folder owned by root (such as /tmp) "
+    "may be writable by others, and then only a folder in it is trusted, never a file placed directly in it";
 
 FileDescriptor& FileDescriptor::operator=(FileDescriptor&& other) noexcept {
     if (this != &other) {
@@ -39,23 +40,44 @@ std::string octal_mode(mode_t mode) {
     return text;
 }
 
-// What is wrong with `what` (e.g. "folder /opt/x") under the rule; empty when it is trusted.
-std::string trust_problem(const std::string& what, const struct stat& status) {
-    const uid_t me = ::geteuid();
-    if (status.st_uid != 0 && status.st_uid != me) {
-        return what + " is owned by uid " + std::to_string(status.st_uid) +
-               ", neither root nor the current user (uid " + std::to_string(me) + ")";
-    }
+bool trusted_owner(uid_t owner) noexcept { return owner == 0 || owner == ::geteuid(); }
+
+std::string owner_problem(const std::string& what, uid_t owner) {
+    return what + " is owned by uid " + std::to_string(owner) + ", neither root nor the current user (uid " +
+           std::to_string(::geteuid()) + ")";
+}
+
+} // namespace
+
+FolderTrust folder_trust(const std::string& where, const struct stat& status) {
+    if (!trusted_owner(status.st_uid)) return {FolderTrust::untrusted, owner_problem("folder " + where, status.st_uid)};
+    if ((status.st_mode & (S_IWGRP | S_IWOTH)) == 0) return {FolderTrust::trusted, {}};
+    // Kupsch and Miller's "trusted sticky" folder: others may create entries in it but cannot
+    // rename or remove the entries of root or of the current user.
+    if ((status.st_mode & S_ISVTX) != 0 && status.st_uid == 0) return {FolderTrust::trusted_sticky, {}};
+    std::string problem = "folder " + where + " is writable by group or others (mode " + octal_mode(status.st_mode) + ")";
+    if ((status.st_mode & S_ISVTX) != 0) problem += " and is sticky but not owned by root";
+    return {FolderTrust::untrusted, std::move(problem)};
+}
+
+std::string file_trust_problem(const std::string& file, const struct stat& status, const std::string& folder,
+                               const FolderTrust& folder_status) {
+    if (!trusted_owner(status.st_uid)) return owner_problem("file " + file, status.st_uid);
     if ((status.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-        std::string problem = what + " is writable by group or others (mode " + octal_mode(status.st_mode) + ")";
-        if ((status.st_mode & S_ISVTX) != 0) problem += "; a sticky bit does not make it trusted";
-        return problem;
+        return "file " + file + " is writable by group or others (mode " + octal_mode(status.st_mode) + ")";
+    }
+    if (folder_status.kind == FolderTrust::trusted_sticky) {
+        // Another user can hard-link any old file of ours (or root's) at a name in a sticky folder.
+        return "file " + file + " is placed directly in the sticky folder " + folder +
+               ", which others may write to; a file is trusted only inside a private folder there";
     }
     return {};
 }
 
+namespace {
+
 std::string untrusted(const std::string& problem) {
-    return "untrusted: " + problem + " (" + plugin_trust_rule +
+    return "untrusted: " + problem + " (" + file_trust_rule +
            "); set GPUCORE_ALLOW_INSECURE_PLUGINS=1 to load it anyway";
 }
 
@@ -108,12 +130,13 @@ OpenedCandidate open_candidate(const fs::path& path, bool allow_insecure) {
     fs::path walked = "/";
     const fs::path parent = result.resolved.parent_path();
     const std::string name = result.resolved.filename().string();
+    FolderTrust parent_trust;
     auto check_folder = [&](const fs::path& where) {
         struct stat status {};
         if (::fstat(folder.get(), &status) != 0) return changed_while_checked(where, errno);
         if (allow_insecure) return std::string();
-        const std::string problem = trust_problem("folder " + where.string(), status);
-        return problem.empty() ? problem : untrusted(problem);
+        parent_trust = folder_trust(where.string(), status);
+        return parent_trust.kind == FolderTrust::untrusted ? untrusted(parent_trust.problem) : std::string();
     };
     if (auto problem = check_folder(walked); !problem.empty()) {
         result.reason = std::move(problem);
@@ -162,7 +185,8 @@ OpenedCandidate open_candidate(const fs::path& path, bool allow_insecure) {
         return result;
     }
     if (!allow_insecure) {
-        if (auto problem = trust_problem("file " + result.resolved.string(), result.status); !problem.empty()) {
+        if (auto problem = file_trust_problem(result.resolved.string(), result.status, parent.string(), parent_trust);
+            !problem.empty()) {
             result.reason = untrusted(problem);
             return result;
         }

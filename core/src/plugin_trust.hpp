@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Opening a candidate plugin file under the trust rule, so that the file that is checked is the
-// file that is inspected and loaded.
+// Opening a file that gpucore loads as code (a plugin, a kernel module) under the file trust rule,
+// so that the file that is checked is the file that is inspected and loaded.
 //
-// The rule (like ld.so's for secure programs and sudo's for its plugins): after symlinks are
-// resolved, the file and every folder above it up to / must be owned by root or by the current
-// effective user, and must not be writable by group or others. A sticky world-writable folder such
-// as /tmp is not trusted either: anyone may create files in it. GPUCORE_ALLOW_INSECURE_PLUGINS=1
-// turns the ownership and mode checks off; the file is still opened the same way.
+// The rule is Kupsch and Miller's (safefile, "How to Open a File and Not Get Hacked"): after
+// symlinks are resolved, the file and every folder above it up to / must be owned by root or by
+// the current effective user, and must not be writable by group or others. One exception: a
+// sticky folder owned by root (such as /tmp, mode 1777) is "trusted sticky": others may create
+// entries in it but cannot rename or remove ours, so a folder in it that passes the rule is
+// trusted. A non-folder placed directly in a sticky folder is not: another user can hard-link any
+// old file at that name. The caller's override (GPUCORE_ALLOW_INSECURE_PLUGINS=1) turns the
+// ownership and mode checks off; the file is still opened the same way.
 #pragma once
 
 #include <sys/stat.h>
@@ -40,7 +43,22 @@ private:
 };
 
 // The words of the rule, quoted in every refusal.
-extern const char* const plugin_trust_rule;
+extern const char* const file_trust_rule;
+
+// How a folder on the way to a file stands under the rule.
+struct FolderTrust {
+    enum Kind { trusted, trusted_sticky, untrusted };
+    Kind kind = trusted;
+    std::string problem; // for `untrusted`: "folder <where> is ...", naming the folder
+};
+
+// Judges the folder `where` from its status. Never throws except std::bad_alloc.
+FolderTrust folder_trust(const std::string& where, const struct stat& status);
+
+// What is wrong with the non-folder `file` whose containing folder `folder` was judged
+// `folder_status`; empty when it is trusted. Never throws except std::bad_alloc.
+std::string file_trust_problem(const std::string& file, const struct stat& status, const std::string& folder,
+                               const FolderTrust& folder_status);
 
 struct OpenedCandidate {
     FileDescriptor file;                // open for reading when `reason` is empty

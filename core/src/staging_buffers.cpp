@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "staging_buffers.hpp"
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
 #include <tuple>
 
 #include "process_fork.hpp"
@@ -17,10 +19,11 @@ constexpr std::size_t kPooledBytes = std::size_t{512} << 20;
 
 class StagingPool {
 public:
-    void* take(Backend& backend, int device, std::size_t bytes) {
+    // `backend` nullptr: ordinary host memory.
+    void* take(const Backend* backend, int device, std::size_t bytes) {
         std::lock_guard<std::mutex> lock(mutex_);
         forget_parents_chunks();
-        auto& free = free_[Key{&backend, device, bytes}];
+        auto& free = free_[Key{backend, device, bytes}];
         if (free.empty()) return nullptr;
         void* chunk = free.back();
         free.pop_back();
@@ -29,11 +32,11 @@ public:
     }
 
     // True when the pool kept `chunk`; false when the caller must free it.
-    bool keep(Backend& backend, int device, std::size_t bytes, void* chunk) noexcept {
+    bool keep(const Backend* backend, int device, std::size_t bytes, void* chunk) noexcept {
         try {
             std::lock_guard<std::mutex> lock(mutex_);
             forget_parents_chunks();
-            auto& free = free_[Key{&backend, device, bytes}];
+            auto& free = free_[Key{backend, device, bytes}];
             if (free.size() >= kPooledChunksPerKey || pooled_bytes_ + bytes > kPooledBytes) return false;
             free.push_back(chunk);
             pooled_bytes_ += bytes;
@@ -64,28 +67,59 @@ StagingPool& staging_pool() {
     return *pool;
 }
 
-void free_chunk(Backend& backend, int device, void* chunk) noexcept {
+constexpr std::size_t kHostAlignment = 256; // as the contract's allocations
+
+void free_chunk(Backend* backend, int device, void* chunk) noexcept {
+    if (backend == nullptr) {
+        std::free(chunk);
+        return;
+    }
     gpucore_message ignored;
     ignored.text[0] = '\0';
-    backend.invoke("StagingBuffers", ignored, backend.api().deallocate, device, GPUCORE_MEMORY_PINNED_HOST,
-                   chunk);
+    backend->invoke("StagingBuffers", ignored, backend->api().deallocate, device, GPUCORE_MEMORY_PINNED_HOST,
+                    chunk);
 }
 
 } // namespace
 
-StagingBuffers::StagingBuffers(Backend& backend, int device, std::size_t chunk_bytes, std::size_t count,
-                               const char* operation)
-    : backend_(backend), device_(device), chunk_bytes_(chunk_bytes) {
+StagingBuffers::StagingBuffers(const std::vector<StagingSide>& preferred, std::size_t chunk_bytes,
+                               std::size_t count, const char* operation)
+    : chunk_bytes_(chunk_bytes) {
     chunks_.reserve(count);
+    for (const StagingSide& side : preferred) {
+        if (side.backend == nullptr || !side.backend->properties(side.device).supports_pinned_host) continue;
+        if (allocate(side.backend, side.device, count, operation)) return;
+    }
+    allocate(nullptr, -1, count, operation);
+}
+
+// Fills chunks_ from `backend`'s pinned memory (nullptr: ordinary host memory). False, with
+// nothing held, when the plugin answers not_supported; any other failure throws.
+bool StagingBuffers::allocate(Backend* backend, int device, std::size_t count, const char* operation) {
+    backend_ = backend;
+    device_ = device;
     try {
         while (chunks_.size() < count) {
-            void* chunk = staging_pool().take(backend, device, chunk_bytes);
-            if (chunk == nullptr) {
-                backend.call(operation, device, backend.api().allocate, device, GPUCORE_MEMORY_PINNED_HOST,
-                             chunk_bytes, &chunk);
+            void* chunk = staging_pool().take(backend, device, chunk_bytes_);
+            if (chunk == nullptr && backend != nullptr) {
+                backend->call(operation, device, backend->api().allocate, device, GPUCORE_MEMORY_PINNED_HOST,
+                              chunk_bytes_, &chunk);
+            } else if (chunk == nullptr) {
+                const std::size_t rounded = (chunk_bytes_ + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
+                chunk = rounded >= chunk_bytes_ ? std::aligned_alloc(kHostAlignment, rounded) : nullptr;
+                if (chunk == nullptr) {
+                    throw Error(ErrorCode::out_of_memory, operation, "", -1,
+                                "cannot allocate " + std::to_string(chunk_bytes_) +
+                                    " bytes of host memory to stage the copy through");
+                }
             }
             chunks_.push_back(chunk);
         }
+        return true;
+    } catch (const Error& e) {
+        release();
+        if (backend != nullptr && e.code() == ErrorCode::not_supported) return false;
+        throw;
     } catch (...) {
         release();
         throw;

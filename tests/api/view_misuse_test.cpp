@@ -4,11 +4,17 @@
 // and pointers wrap must refuse. Each case is a gpucore::Error naming the operation and the cause;
 // run under AddressSanitizer by tools/ci_sanitizers.sh, so none may touch freed memory.
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -284,6 +290,102 @@ TEST(WrapMisuse, ForeignPointerThatIsNotReadWriteHostMemory) {
                  ErrorCode::invalid_argument, "Buffer::wrap", "foreign pointer");
     EXPECT_EQ(Buffer<float>::wrap(cpu_device(), read_write, floats).size(), floats);
     munmap(mapping, 3 * bytes);
+}
+
+// `pages` fresh read-write pages (unmapped when the test ends).
+struct Pages {
+    explicit Pages(std::size_t count) : bytes(count * page_bytes()) {
+        void* mapping = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mapping == MAP_FAILED) throw std::runtime_error("mmap failed");
+        base = static_cast<char*>(mapping);
+    }
+    ~Pages() { munmap(base, bytes); }
+    static std::size_t page_bytes() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+    char* page(std::size_t i) const { return base + i * page_bytes(); }
+    std::size_t bytes;
+    char* base;
+};
+
+TEST(WrapMisuse, EveryPageOfTheRangeIsChecked) {
+    // A hole anywhere inside (unmapped, reserved without access, read-only), with the first and
+    // last byte in read-write memory, at random sizes and offsets.
+    std::mt19937 random(7321);
+    const std::size_t page = Pages::page_bytes();
+    for (int round = 0; round < 60; ++round) {
+        const std::size_t count = 3 + random() % 6;
+        Pages pages(count);
+        const std::size_t hole = 1 + random() % (count - 2);
+        const int kind = static_cast<int>(random() % 3);
+        SCOPED_TRACE("pages " + std::to_string(count) + ", hole at " + std::to_string(hole) + ", kind " +
+                     std::to_string(kind));
+        const int made = kind == 0   ? munmap(pages.page(hole), page)
+                         : kind == 1 ? mprotect(pages.page(hole), page, PROT_NONE)
+                                     : mprotect(pages.page(hole), page, PROT_READ);
+        ASSERT_EQ(made, 0);
+        const std::size_t head = (random() % (page / sizeof(float))) * sizeof(float);
+        const std::size_t tail = (random() % (page / sizeof(float))) * sizeof(float);
+        float* start = reinterpret_cast<float*>(pages.base + head);
+        const std::size_t floats = (count * page - head - tail) / sizeof(float);
+        expect_error([&] { (void)Buffer<float>::wrap(cpu_device(), start, floats); }, ErrorCode::invalid_argument,
+                     "Buffer::wrap", "foreign pointer");
+        // The pages before the hole are fine.
+        const std::size_t before = (hole * page - head) / sizeof(float);
+        EXPECT_EQ(Buffer<float>::wrap(cpu_device(), start, before).size(), before);
+        if (kind == 0) {
+            // Mapped again, so that ~Pages unmaps one whole range.
+            ASSERT_NE(mmap(pages.page(hole), page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+                           0),
+                      MAP_FAILED);
+        }
+    }
+}
+
+TEST(WrapMisuse, RangeOverAdjacentReadWriteMappingsIsAccepted) {
+    Pages pages(4);
+    const std::size_t page = Pages::page_bytes();
+    // A shared page in the middle: a separate mapping the kernel cannot merge with its neighbours.
+    ASSERT_NE(mmap(pages.page(1), page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0),
+              MAP_FAILED);
+    float* start = reinterpret_cast<float*>(pages.base + 16);
+    const std::size_t floats = (4 * page - 32) / sizeof(float);
+    Buffer<float> wrapped = Buffer<float>::wrap(cpu_device(), start, floats);
+    wrapped.fill(2.0f);
+    EXPECT_EQ(wrapped.to_vector().back(), 2.0f);
+    EXPECT_EQ(reinterpret_cast<float*>(pages.page(2))[0], 2.0f);
+}
+
+TEST(WrapMisuse, ACheckThatCannotBeMadeRefuses) {
+    // With the descriptor table full, the process's memory map cannot be opened: nothing is
+    // accepted, neither valid memory nor an address that was never mapped.
+    const Device device = cpu_device();
+    std::vector<float> host(64);
+    struct rlimit saved {};
+    ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    struct rlimit lowered = saved;
+    lowered.rlim_cur = std::min<rlim_t>(saved.rlim_cur, 256);
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+    std::vector<int> filler;
+    for (int fd; (fd = dup(0)) >= 0;) filler.push_back(fd);
+    const int full_errno = errno;
+    std::string valid_cause, bogus_cause;
+    try {
+        (void)Buffer<float>::wrap(device, host.data(), host.size());
+    } catch (const Error& e) {
+        valid_cause = std::string(to_string(e.code())) + ": " + e.what();
+    }
+    try {
+        (void)Buffer<float>::wrap(device, reinterpret_cast<float*>(std::uintptr_t{0x1000}), 1024);
+    } catch (const Error& e) {
+        bogus_cause = std::string(to_string(e.code())) + ": " + e.what();
+    }
+    for (const int fd : filler) close(fd);
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
+    ASSERT_EQ(full_errno, EMFILE);
+    EXPECT_THAT(valid_cause, ::testing::HasSubstr("invalid_argument"));
+    EXPECT_THAT(valid_cause, ::testing::HasSubstr("cannot check the range: cannot open /proc/self/maps"));
+    EXPECT_THAT(bogus_cause, ::testing::HasSubstr("cannot check the range: cannot open /proc/self/maps"));
+    // And with descriptors free again, the same valid memory is accepted.
+    EXPECT_EQ(Buffer<float>::wrap(device, host.data(), host.size()).size(), host.size());
 }
 
 TEST(WrapMisuse, BackendWithoutPointerValidationRefuses) {

@@ -1,10 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the built `gpucore` command and the examples, run as child processes with a controlled
 // environment. Results are checked through the JSON the command prints, not only exit codes.
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
+#include <cstdint>
+#include <sstream>
+#include <fstream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -509,6 +517,91 @@ TEST(Output, AFailingBenchLeavesAnExistingJsonFileAsItWas) {
     }
     EXPECT_EQ(entries, 1u);
     std::filesystem::remove_all(folder);
+}
+
+// `bench --json` to a character device writes through it: the node stays a device (a rename
+// would replace it by a regular file; as root, `--json /dev/null` would destroy /dev/null).
+TEST(Output, BenchJsonToACharacterDeviceKeepsTheDevice) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to make a device node (mknod)";
+    const std::string folder = testing::TempDir() + "gpucore_cli_test_device/";
+    std::filesystem::remove_all(folder);
+    std::filesystem::create_directories(folder);
+    const std::string null = folder + "null"; // a copy of /dev/null (1,3)
+    ASSERT_EQ(::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+    const ChildResult r = gpucore_cli({"bench", "--quick", "--repeat", "1", "--dtype", "u32", "--json", null});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    struct stat status {};
+    ASSERT_EQ(::lstat(null.c_str(), &status), 0);
+    EXPECT_TRUE(S_ISCHR(status.st_mode)) << "the device node was replaced";
+    std::size_t entries = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(folder)) (void)entry, ++entries;
+    EXPECT_EQ(entries, 1u) << "a temporary file was left behind";
+    std::filesystem::remove_all(folder);
+}
+
+// A real memory cgroup (v1, or v2 where its parent delegates the memory controller) of `limit`
+// bytes under the test's own group; empty `folder` when this system does not let the test make one.
+struct MemoryCgroup {
+    explicit MemoryCgroup(std::uint64_t limit) {
+        if (::geteuid() != 0) return;
+        std::ifstream mounts("/proc/self/mountinfo");
+        std::string mount_point;
+        bool v2 = false;
+        for (std::string line; std::getline(mounts, line);) {
+            const bool v1_memory = line.find(" - cgroup ") != std::string::npos &&
+                                   line.find(",memory") != std::string::npos;
+            const bool unified = line.find(" - cgroup2 ") != std::string::npos;
+            if (!v1_memory && !unified) continue;
+            std::istringstream words(line);
+            std::string w[5];
+            for (auto& word : w) words >> word;
+            if (v1_memory || mount_point.empty()) mount_point = w[4], v2 = unified && !v1_memory;
+            if (v1_memory) break;
+        }
+        if (mount_point.empty()) return;
+        std::ifstream groups("/proc/self/cgroup");
+        std::string own;
+        for (std::string line; std::getline(groups, line);) {
+            const auto colon = line.find(':'), second = line.find(':', colon + 1);
+            const std::string controllers = line.substr(colon + 1, second - colon - 1);
+            if (v2 ? controllers.empty() : controllers.find("memory") != std::string::npos) own = line.substr(second + 1);
+        }
+        std::string parent = mount_point + own;
+        if (!std::filesystem::is_directory(parent)) parent = mount_point;
+        if (v2) {
+            std::ifstream delegated(parent + "/cgroup.subtree_control");
+            std::string controllers((std::istreambuf_iterator<char>(delegated)), std::istreambuf_iterator<char>());
+            if (controllers.find("memory") == std::string::npos) return;
+        }
+        const std::string candidate = parent + "/gpucore-cli-test-" + std::to_string(::getpid());
+        if (::mkdir(candidate.c_str(), 0755) != 0) return;
+        std::ofstream(candidate + (v2 ? "/memory.max" : "/memory.limit_in_bytes")) << limit;
+        folder = candidate;
+    }
+    ~MemoryCgroup() {
+        if (!folder.empty()) ::rmdir(folder.c_str());
+    }
+    std::string folder;
+};
+
+// `gpucore run` larger than the memory cgroup allows (though smaller than the machine's free
+// memory) is refused with a message that names the cgroup limit, not killed by the OOM killer.
+TEST(Memory, RunLargerThanTheMemoryCgroupAllowsIsRefusedWithAMessage) {
+    const MemoryCgroup cgroup(std::uint64_t{256} << 20);
+    if (cgroup.folder.empty()) GTEST_SKIP() << "cannot create a memory cgroup here (needs root and a writable cgroup fs)";
+    // The shell joins the cgroup, then becomes gpucore.
+    const std::string join = "echo $$ > '" + cgroup.folder + "/cgroup.procs' && exec \"$0\" \"$@\"";
+    const ChildResult r = run_child("/bin/sh", {"-c", join, GPUCORE_CLI_PATH, "run", "vector_add", "--n", "100000000",
+                                                "--repeat", "1"},
+                                    child_environment({{"GPU_BACKEND", "cpu"}}));
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_NE(r.err.find("memory cgroup"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(cgroup.folder), std::string::npos) << r.err;
+    // A run that fits goes ahead in the same cgroup.
+    const ChildResult small = run_child("/bin/sh", {"-c", join, GPUCORE_CLI_PATH, "run", "vector_add", "--n", "100000",
+                                                    "--repeat", "1"},
+                                        child_environment({{"GPU_BACKEND", "cpu"}}));
+    EXPECT_EQ(small.exit_code, 0) << small.err;
 }
 
 // A plugin folder and file whose names are not UTF-8: `info --json` must still print valid JSON,

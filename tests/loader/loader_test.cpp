@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 
 #include <gmock/gmock.h>
@@ -403,6 +404,39 @@ TEST(Loader, ExplicitlySelectedPluginThatWasSkippedCarriesItsReason) {
         ++mentions;
     }
     EXPECT_EQ(mentions, 1u) << describe(r);
+}
+
+TEST(Loader, SelectingABackendWhoseFileWasSkippedUnderAnyNameNamesTheFileAndWhy) {
+    // Files refused before their table was read (untrusted, wrong ABI major) under names that do
+    // not say which backend they are: selecting the backend names each of them and its reason.
+    std::mt19937 random(2207);
+    for (int round = 0; round < 4; ++round) {
+        const auto dir = make_scratch_folder("skipped-any-name");
+        const auto open = dir + "/shared";
+        fs::create_directory(open);
+        ASSERT_EQ(::chmod(open.c_str(), 0777), 0);
+        std::string untrusted_name = "plugin ", abi_name = "accel-";
+        for (int i = 0; i < 6; ++i) {
+            untrusted_name += static_cast<char>('a' + random() % 26);
+            abi_name += static_cast<char>('0' + random() % 10);
+        }
+        untrusted_name += round % 2 ? ".so" : ".so.1";
+        const std::string untrusted = open + "/" + untrusted_name, wrong_abi = dir + "/" + abi_name + ".so";
+        copy_file(GPUCORE_TEMPLATE_PLUGIN_PATH, untrusted);
+        copy_file(GPUCORE_FIXTURE_ABI2_PATH, wrong_abi);
+        for (const std::string& backend : {std::string("template"), std::string("fixture-abi2"),
+                                           std::string("cuda")}) {
+            SCOPED_TRACE(backend + " " + untrusted);
+            ProbeOptions options;
+            options.environment = {{"GPUCORE_PLUGIN_PATH", untrusted + ":" + wrong_abi}, {"GPU_BACKEND", backend}};
+            const ProbeResult r = run_probe(options);
+            EXPECT_FALSE(r.error_code.empty()) << describe(r);
+            EXPECT_THAT(r.error_text, HasSubstr(untrusted + " was skipped: untrusted: folder " + open)) << describe(r);
+            EXPECT_THAT(r.error_text, HasSubstr("file trust rule")) << describe(r);
+            EXPECT_THAT(r.error_text, HasSubstr(wrong_abi + " was skipped: ")) << describe(r);
+            EXPECT_THAT(r.error_text, HasSubstr("ABI")) << describe(r);
+        }
+    }
 }
 
 TEST(Loader, DiscoveryRacedFromManyThreadsRunsOnce) {

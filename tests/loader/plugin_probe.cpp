@@ -157,6 +157,7 @@ int main(int argc, char** argv) {
         try {
             selected = gpucore::default_device();
             std::printf("selected\t%s\n", selected.to_string().c_str());
+            std::printf("compute_units\t%u\n", selected.properties().compute_units);
         } catch (const gpucore::Error& e) {
             std::printf("error\t%s\t%s\n", gpucore::to_string(e.code()), one_line(e.what()).c_str());
         }

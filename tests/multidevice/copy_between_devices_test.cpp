@@ -243,6 +243,34 @@ Error expect_error(Call&& call, ErrorCode code, const std::string& operation) {
     return Error(code, "", "", -1, "");
 }
 
+// Devices whose plugin has no pinned host memory (one says so, one claims it but refuses to
+// allocate it): a copy stages through the other side's pinned memory or, between the two,
+// ordinary host memory, at random sizes and chunk sizes, blocking and asynchronous.
+TEST(CopyWithoutPinnedMemory, StagesThroughOrdinaryHostMemory) {
+    const Device unpinned = select_device("test-unpinned"), claims = select_device("test-unpinned-claims");
+    EXPECT_FALSE(unpinned.properties().supports_pinned_host);
+    const Device sides[] = {unpinned, claims, cpu_device(), template_device()};
+    std::mt19937 random(3301);
+    for (int round = 0; round < 40; ++round) {
+        const Device& from = sides[random() % 4];
+        const Device& to = sides[random() % 2]; // one side at least has no pinned memory
+        if (from == to) continue;
+        const std::size_t n = 1 + random() % 70000;
+        const ChunkSize scoped(1 + random() % (4 * n));
+        SCOPED_TRACE(from.to_string() + " -> " + to.to_string() + ", " + std::to_string(n) + " words");
+        const auto expected = random_words(n, static_cast<std::uint32_t>(round));
+        Buffer<std::uint32_t> source(from, n), destination(to, n), back(from, n);
+        source.copy_from_host(expected);
+        destination.fill(kPoison);
+        destination.copy_from(source);
+        EXPECT_EQ(destination.to_vector(), expected);
+        Stream stream(round % 2 ? from : to);
+        back.copy_from_async(stream, destination);
+        stream.synchronize();
+        EXPECT_EQ(back.to_vector(), expected);
+    }
+}
+
 TEST(CopyBetweenDevicesMisuse, SizesThatDifferAreRefusedBeforeAnythingMoves) {
     Buffer<float> on_cpu(cpu_device(), 5), on_template(template_device(), 6);
     const Error e = expect_error([&] { on_cpu.copy_from(on_template); }, ErrorCode::invalid_argument,

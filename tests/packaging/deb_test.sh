@@ -17,6 +17,11 @@ export GPUCORE_LOG_LEVEL=warn
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "== $*"; }
+# pkg-config escapes the spaces of a path with a backslash: its output read as shell words.
+pkg_config_words() { eval "printf '%s\\n' $(pkg-config "$@")"; }
+# The path ldd (or LD_TRACE_LOADED_OBJECTS) resolved library $1 to, read from its output on stdin;
+# a path may hold spaces.
+resolved_path() { awk -v n="$1" '$1 == n { s = $0; sub(/^[^>]*=> /, "", s); sub(/ \(0x[0-9a-f]+\)$/, "", s); print s }'; }
 # Not a Debian-like system: nothing to check here (exit 77: ctest reports the test as skipped).
 for tool in dpkg dpkg-deb dpkg-shlibdeps; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool not found (Debian packages need dpkg-dev)"; exit 77; }
@@ -68,7 +73,7 @@ expect_linked_packages() {
   local package=$1 file=$2 needed path owner names
   for needed in $(readelf -d "$file" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
     case "$needed" in ld-linux*) continue ;; esac # the dynamic loader (libc6)
-    path=$(ldd "$file" | awk -v n="$needed" '$1 == n && $3 ~ /^\// {print $3}')
+    path=$(ldd "$file" | resolved_path "$needed" | grep '^/' || true)
     owner=""
     if [ -n "$path" ]; then owner=$(owner_of "$path"); fi
     if [ -z "$owner" ]; then
@@ -144,16 +149,16 @@ for p in "${packages[@]}"; do dpkg-deb -x "$(deb_of "$p")" "$root"; done
 "$root/usr/bin/gpucore" run vector_add --n 65537 >"$scratch/run.txt" || { cat "$scratch/run.txt"; fail "packaged gpucore run"; }
 # The command found libgpucore in the scratch root (RUNPATH $ORIGIN/../lib), not elsewhere.
 libgpucore=$(find "$root" -name "libgpucore.so.$major" | head -1)
-loaded=$(LD_TRACE_LOADED_OBJECTS=1 "$root/usr/bin/gpucore" | awk -v n="libgpucore.so.$major" '$1 == n {print $3}')
+loaded=$(LD_TRACE_LOADED_OBJECTS=1 "$root/usr/bin/gpucore" | resolved_path "libgpucore.so.$major")
 [ "$(readlink -f "$loaded")" = "$(readlink -f "$libgpucore")" ] \
   || fail "the packaged command loads '$loaded', not the packaged $libgpucore"
 
 step "pkg-config consumer against the extracted libgpucore-dev"
 pc=$(find "$root" -name gpucore.pc | head -1)
 export PKG_CONFIG_PATH=$(dirname "$pc")
-# shellcheck disable=SC2046
+mapfile -t pc_flags < <(pkg_config_words --cflags --libs gpucore)
 c++ -std=c++17 -o "$scratch/consumer" "$source_dir/tests/packaging/consumer/main.cpp" \
-  $(pkg-config --cflags --libs gpucore) -Wl,-rpath,"$(pkg-config --variable=libdir gpucore)"
+  "${pc_flags[@]}" -Wl,-rpath,"$(pkg_config_words --variable=libdir gpucore)"
 "$scratch/consumer"
 
 echo "PASS: ${packages[*]}"

@@ -21,6 +21,8 @@ export GPUCORE_LOG_LEVEL=warn
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "== $*"; }
+# pkg-config escapes the spaces of a path with a backslash: its output read as shell words.
+pkg_config_words() { eval "printf '%s\\n' $(pkg-config "$@")"; }
 
 step "install into $scratch/prefix"
 cmake --install "$build" --prefix "$scratch/prefix" >"$scratch/install.log"
@@ -76,12 +78,12 @@ step "consumer with pkg-config against the moved prefix"
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
 [ "$(pkg-config --modversion gpucore)" = "$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")" ] \
   || fail "pkg-config --modversion gpucore"
-pc_libdir=$(pkg-config --variable=libdir gpucore)
+pc_libdir=$(pkg_config_words --variable=libdir gpucore)
 [ "$(cd "$pc_libdir" && pwd)" = "$(cd "$prefix/$libdir" && pwd)" ] || fail "gpucore.pc libdir $pc_libdir is not in the moved prefix"
-[ -f "$(pkg-config --variable=plugin_version_script gpucore)" ] || fail "gpucore.pc plugin_version_script"
-# shellcheck disable=SC2046
+[ -f "$(pkg_config_words --variable=plugin_version_script gpucore)" ] || fail "gpucore.pc plugin_version_script"
+mapfile -t pc_flags < <(pkg_config_words --cflags --libs gpucore)
 c++ -std=c++17 -o "$scratch/consumer-pc" "$source_dir/tests/packaging/consumer/main.cpp" \
-  $(pkg-config --cflags --libs gpucore) -Wl,-rpath,"$pc_libdir"
+  "${pc_flags[@]}" -Wl,-rpath,"$pc_libdir"
 "$scratch/consumer-pc"
 unset PKG_CONFIG_PATH
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // A setuid program ignores every gpucore environment variable (they are read with secure_getenv),
-// so nobody can steer a privileged program into loading their plugin, choosing their backend or
-// changing its logging. Runs tests/loader's plugin_probe twice with the same environment: as an
-// ordinary program (the variables take effect: the control) and as a setuid copy owned by
-// nobody (they must not). Needs root, to hand the copy to another user; skipped otherwise.
+// so nobody can steer a privileged program into loading their plugin, choosing their backend,
+// changing its logging or setting the cpu backend's thread count (OMP_NUM_THREADS). Runs
+// tests/loader's plugin_probe twice with the same environment: as an ordinary program (the
+// variables take effect: the control) and as a setuid copy owned by nobody (they must not).
+// Needs root, to hand the copy to another user; skipped otherwise.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -111,6 +112,44 @@ TEST(SecureEnvironment, SetuidProgramIgnoresEveryGpucoreVariable) {
     EXPECT_THAT(privileged.output, Not(HasSubstr("[debug]"))) << "GPUCORE_LOG_LEVEL was honoured:\n"
                                                               << privileged.output;
     EXPECT_THAT(privileged.output, HasSubstr("selected\t")) << privileged.output;
+    fs::remove_all(folder);
+}
+
+// The value after "compute_units\t" in the probe's output (the cpu device's thread count); -1 if none.
+int compute_units(const std::string& output) {
+    const auto at = output.find("compute_units\t");
+    return at == std::string::npos ? -1 : std::atoi(output.c_str() + at + 14);
+}
+
+TEST(SecureEnvironment, SetuidProgramIgnoresOmpNumThreads) {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a setuid copy of the probe to another user";
+    const fs::path folder = fs::path(GPUCORE_STRESS_SCRATCH_DIR) / "setuid-threads";
+    fs::remove_all(folder);
+    fs::create_directories(folder);
+    struct statvfs mount {};
+    ASSERT_EQ(::statvfs(folder.c_str(), &mount), 0);
+    if ((mount.f_flag & ST_NOSUID) != 0) GTEST_SKIP() << folder << " is on a nosuid mount";
+    fs::permissions(folder, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec);
+    const fs::path setuid_probe = folder / "plugin_probe";
+    fs::copy_file(GPUCORE_PROBE_PATH, setuid_probe);
+    ASSERT_EQ(::chown(setuid_probe.c_str(), 65534, 65534), 0); // nobody
+    ASSERT_EQ(::chmod(setuid_probe.c_str(), 04755), 0);
+
+    // Without the variable: the threads the process may run on.
+    const std::vector<std::string> plain_environment = {"PATH=/usr/bin:/bin", "GPU_BACKEND=cpu"};
+    const int default_threads = compute_units(run_program(GPUCORE_PROBE_PATH, plain_environment).output);
+    ASSERT_GT(default_threads, 0);
+    const int asked = default_threads == 61 ? 67 : 61;
+    std::vector<std::string> environment = plain_environment;
+    environment.push_back("OMP_NUM_THREADS=" + std::to_string(asked));
+
+    const ProgramRun plain = run_program(GPUCORE_PROBE_PATH, environment);
+    ASSERT_EQ(plain.status, 0) << plain.output;
+    EXPECT_EQ(compute_units(plain.output), asked) << plain.output; // the control: honoured
+    const ProgramRun privileged = run_program(setuid_probe.string(), environment);
+    EXPECT_EQ(compute_units(privileged.output), default_threads)
+        << "OMP_NUM_THREADS was honoured by a setuid program:\n" << privileged.output;
     fs::remove_all(folder);
 }
 

@@ -35,7 +35,8 @@ public:
     Allocation() = default;
     Allocation(const Device& device, MemoryKind kind, std::size_t bytes);
     // Refers to `bytes` at `ptr`, which the caller allocated, after the device's backend confirmed
-    // (pointer_device slot) that the first and last byte are memory of `device`. `alignment` is
+    // (pointer_device slot) that the first and last byte are memory of `device` (on the built-in
+    // cpu backend: that every byte is read-write host memory). `alignment` is
     // the element's: a misaligned `ptr` is refused. Errors: see Buffer<T>::wrap.
     static Allocation wrap(const Device& device, void* ptr, std::size_t count, std::size_t element_size,
                            std::size_t alignment);
@@ -143,7 +144,8 @@ public:
     // operation and copy that uses it has finished (synchronize the streams they were queued on)
     // and the Buffer is destroyed. Validated through the backend (its pointer_device slot):
     //  - Error(invalid_argument): `ptr` null with count > 0; count * sizeof(T) overflows;
-    //    `ptr` not aligned to T; `ptr` (first or last byte) is not memory of `device` ("foreign
+    //    `ptr` not aligned to T; `ptr` (first or last byte; on the cpu backend any byte, or the
+    //    process's memory map cannot be read to check it) is not memory of `device` ("foreign
     //    pointer": another device, another backend, pageable host memory on a GPU backend);
     //  - Error(not_supported): the backend's plugin has no pointer_device slot (built against
     //    ABI < 1.2), as an unvalidated pointer could make operations fault or corrupt memory.
@@ -207,7 +209,8 @@ public:
     // Between two devices of one backend whose plugin copies peer-to-peer (cuda, hip, cpu), the
     // async form stays on `stream` (a stream of either device) and is also ordered after the work
     // queued so far on the other device. Otherwise (between backends, or a plugin without peer
-    // copies) the copy is staged through pinned host memory in chunks, ordered after the work
+    // copies) the copy is staged through host memory in chunks (pinned memory of one of the two
+    // plugins where either has it, else ordinary host memory), ordered after the work
     // queued so far on both devices, and both forms return when it is done.
     // GPUCORE_STAGING_CHUNK_BYTES sets the staging chunk size (default 32 MiB).
     void copy_from(const Buffer& src) { detail::copy_device(alloc_, src.alloc_, nullptr); }

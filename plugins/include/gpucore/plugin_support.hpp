@@ -8,6 +8,7 @@
 //    exception into a status plus message, so no C++ exception ever crosses the C boundary.
 //  - HostServices: the core's services copied by struct_size (a core older or newer than the
 //    plugin's header hands a shorter or longer struct), and logging that skips disabled levels.
+//  - environment_value: the one way a backend reads an environment variable (secure_getenv).
 //
 // Also part of the SDK: gpucore/element_types.hpp (the dtype list as C++ types) and
 // gpucore/reduce_rules.hpp (reduce identities, combine steps and the NaN rule).
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -28,6 +30,12 @@
 #include "gpucore/plugin.h"
 
 namespace gpucore::plugin {
+
+// The value of the environment variable `name`, or NULL when it is unset or the process runs with
+// privileges it did not get from its caller (setuid, setgid, file capabilities): secure_getenv,
+// so nobody can steer a privileged program through a backend's variables. Thread-safe as long as
+// nobody calls setenv concurrently (the C library's rule).
+inline const char* environment_value(const char* name) noexcept { return ::secure_getenv(name); }
 
 // An error that already knows its contract status (e.g. NOT_SUPPORTED for an unknown dtype).
 class StatusError : public std::runtime_error {
