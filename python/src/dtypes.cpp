@@ -120,7 +120,9 @@ void bind_dtypes(py::module_& m) {
     for (const DTypeName& d : dtype_names) dtype.value(d.python, d.dtype);
     dtype.export_values(); // gpucore.float32, ...
     dtype.def_property_readonly("itemsize", [](DType d) { return size_of(d); }, "bytes per element");
-    dtype.def("__str__", [](DType d) { return python_name(d); });
+    // Replaces enum_'s "DType.float32": str(dtype) reads as NumPy's str(numpy.dtype) does.
+    dtype.attr("__str__") = py::cpp_function([](DType d) { return python_name(d); }, py::name("__str__"),
+                                             py::is_method(dtype));
 
     py::enum_<ReduceOp>(m, "ReduceOp")
         .value("sum", ReduceOp::sum)
