@@ -297,8 +297,10 @@ PyBuffer reshape(const PyBuffer& buffer, const py::args& args) {
             if (inferred >= 0) throw py::value_error("reshape: at most one dimension may be -1");
             inferred = static_cast<int>(shape.size());
             shape.push_back(1);
+        } else if (py::isinstance<py::int_>(item)) {
+            shape.push_back(to_shape(item).front()); // one int: one dimension, checked
         } else {
-            shape.push_back(to_shape(item)[0]);
+            throw py::type_error("reshape takes ints or a tuple of ints, not " + py::repr(item).cast<std::string>());
         }
     }
     const char* op = "Buffer.reshape";

@@ -135,6 +135,14 @@ py::capsule export_capsule(const PyBuffer& buffer) {
     return py::reinterpret_steal<py::capsule>(capsule);
 }
 
+// copy= of __dlpack__ and from_dlpack: None, True or False.
+bool copy_requested(const py::object& copy, const char* operation) {
+    if (copy.is_none()) return false;
+    if (!py::isinstance<py::bool_>(copy))
+        throw py::type_error(std::string(operation) + ": copy is None, True or False, not " + py::repr(copy).cast<std::string>());
+    return copy.cast<bool>();
+}
+
 py::capsule dlpack(const PyBuffer& buffer, const py::object& stream, const py::object& max_version,
                    const py::object& dl_device, const py::object& copy) {
     static_cast<void>(max_version); // see the top of this file
@@ -152,7 +160,7 @@ py::capsule dlpack(const PyBuffer& buffer, const py::object& stream, const py::o
         throw py::buffer_error("__dlpack__: stream must be None for cpu memory, not " + py::repr(stream).cast<std::string>());
     if (own.device_type == kDLCUDA && !stream.is_none() && stream.cast<py::int_>().equal(py::int_(0)))
         throw py::value_error("__dlpack__: stream 0 is ambiguous on CUDA and not allowed (1: legacy default stream, 2: per-thread)");
-    if (!copy.is_none() && copy.cast<bool>()) {
+    if (copy_requested(copy, "__dlpack__")) {
         PyBuffer duplicate = PyBuffer::allocate(buffer.device(), buffer.shape(), buffer.dtype(),
                                                 buffer.storage()->allocation.kind());
         {
@@ -285,7 +293,7 @@ PyBuffer from_dlpack(const py::object& source, Stream* stream, const py::object&
         synchronize(fresh);
         return buffer;
     }();
-    if (copy.is_none() || !copy.cast<bool>()) return imported;
+    if (!copy_requested(copy, "from_dlpack")) return imported;
     PyBuffer duplicate = PyBuffer::allocate(imported.device(), imported.shape(), imported.dtype());
     py::gil_scoped_release release;
     detail::copy_device(duplicate.range("from_dlpack"), imported.range("from_dlpack"), nullptr);

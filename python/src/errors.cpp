@@ -43,6 +43,9 @@ void bind_errors(py::module_& m) {
             if (thrown) std::rethrow_exception(thrown);
         } catch (const Error& error) {
             raise_python_error(error);
+        } catch (const py::cast_error& error) {
+            // pybind11 reports an argument of the wrong type found inside a call as RuntimeError.
+            PyErr_SetString(PyExc_TypeError, error.what());
         }
     });
 }
