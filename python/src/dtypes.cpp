@@ -73,17 +73,20 @@ ReduceOp to_reduce_op(const py::handle& value) {
 
 std::vector<std::size_t> to_shape(const py::handle& value) {
     auto dimension = [](const py::handle& item) -> std::size_t {
-        // bool is an int in Python; a shape of True is a mistake, as NumPy would also say.
-        if (!py::isinstance<py::int_>(item) || py::isinstance<py::bool_>(item))
+        // bool is an int in Python; a shape of True is a mistake, as NumPy would also say. Other
+        // integers (numpy.int64) convert through __index__.
+        if (py::isinstance<py::bool_>(item) || PyIndex_Check(item.ptr()) == 0)
             throw py::type_error("a shape holds ints, not " + py::repr(item).cast<std::string>());
-        const py::int_ number = py::reinterpret_borrow<py::int_>(item);
+        PyObject* index = PyNumber_Index(item.ptr());
+        if (index == nullptr) throw py::error_already_set();
+        const py::int_ number = py::reinterpret_steal<py::int_>(index);
         if (number < py::int_(0)) throw py::value_error("negative dimension " + py::repr(item).cast<std::string>());
         if (number > py::int_(std::numeric_limits<std::size_t>::max()))
             throw py::value_error("dimension " + py::repr(item).cast<std::string>() + " is too large");
         return number.cast<std::size_t>();
     };
     std::vector<std::size_t> shape;
-    if (py::isinstance<py::int_>(value)) {
+    if (!py::isinstance<py::bool_>(value) && PyIndex_Check(value.ptr()) != 0) {
         shape.push_back(dimension(value));
     } else if (py::isinstance<py::tuple>(value) || py::isinstance<py::list>(value)) {
         for (const py::handle item : value) shape.push_back(dimension(item));
