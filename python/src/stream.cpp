@@ -2,6 +2,7 @@
 // Stream and Event. Waiting (synchronize, and destroying a Stream, which waits for its work)
 // happens with the GIL released, so other Python threads run meanwhile.
 #include <mutex>
+#include <unistd.h>
 #include <unordered_map>
 
 #include "bindings.hpp"
@@ -24,8 +25,15 @@ Stream& blocking_stream(const Device& device) {
     static std::mutex mutex;
     // Leaked on purpose: a Python object released at interpreter exit may still need one.
     static auto* streams = new std::unordered_map<std::string, Stream*>();
+    static pid_t owner = getpid();
     const std::string key = device.to_string();
     std::lock_guard<std::mutex> lock(mutex);
+    if (owner != getpid()) {
+        // A fork() child (multiprocessing): the parent's streams are not usable here (and not
+        // destroyed either); the child makes its own.
+        streams->clear();
+        owner = getpid();
+    }
     auto found = streams->find(key);
     if (found != streams->end()) return *found->second;
     Stream* stream = new Stream(device);

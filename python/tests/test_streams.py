@@ -87,3 +87,19 @@ def test_the_gil_is_released_while_waiting(device):
     waited = time.perf_counter() - started
     if waited > 0.02:
         assert count > 1000, f"{count} iterations in {waited:.3f} s"
+
+
+def test_blocking_calls_work_in_a_forked_child(device):
+    import multiprocessing  # noqa: PLC0415
+
+    a = gpucore.Buffer.from_numpy(np.arange(100, dtype=np.float32), gpucore.select_device("cpu"))
+    assert gpucore.reduce(a, "sum") == 4950.0  # the parent's blocking stream exists now
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1) as pool:
+        assert pool.apply(child_sum) == 4950.0
+
+
+def child_sum():
+    # Objects from the parent are not usable after fork(): the child makes its own.
+    b = gpucore.Buffer.from_numpy(np.arange(100, dtype=np.float32), gpucore.select_device("cpu"))
+    return gpucore.reduce(b, "sum")
