@@ -33,17 +33,20 @@ if(NOT Python3_Development.Module_FOUND)
   gpucore_python_missing("no Python 3 development files were found for ${Python3_EXECUTABLE} (Debian: python3-dev)")
 endif()
 
-# pybind11: its CMake package (Debian's pybind11-dev), else the headers where the interpreter
-# knows them (the pip package, or the copy PyTorch ships in torch/include).
+# Header folders the interpreter knows: the pip package pybind11's, and the copies of pybind11 and
+# dlpack.h that PyTorch ships in torch/include (a venv with torch has both).
+execute_process(
+  COMMAND ${Python3_EXECUTABLE} -c
+    "import os, importlib.util as u\nfor m in ('pybind11', 'torch'):\n    try:\n        s = u.find_spec(m)\n    except Exception:\n        s = None\n    if s and s.origin:\n        print(os.path.join(os.path.dirname(s.origin), 'include'))"
+  OUTPUT_VARIABLE gpucore_python_include_hints OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+string(REPLACE "\n" ";" gpucore_python_include_hints "${gpucore_python_include_hints}")
+
+# pybind11: its CMake package (Debian's pybind11-dev), else its headers among the hints.
 find_package(pybind11 2.6 CONFIG QUIET)
 if(TARGET pybind11::headers)
   set(GPUCORE_PYBIND11_TARGET pybind11::headers)
 else()
-  execute_process(
-    COMMAND ${Python3_EXECUTABLE} -c
-      "import os, importlib.util as u\nfor m, sub in (('pybind11', None), ('torch', 'include')):\n    s = u.find_spec(m)\n    if s and s.origin:\n        d = os.path.join(os.path.dirname(s.origin), 'include')\n        if os.path.exists(os.path.join(d, 'pybind11', 'pybind11.h')): print(d); break"
-    OUTPUT_VARIABLE gpucore_pybind11_hint OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  find_path(GPUCORE_PYBIND11_INCLUDE_DIR pybind11/pybind11.h HINTS ${gpucore_pybind11_hint})
+  find_path(GPUCORE_PYBIND11_INCLUDE_DIR pybind11/pybind11.h HINTS ${gpucore_python_include_hints})
   if(NOT GPUCORE_PYBIND11_INCLUDE_DIR)
     gpucore_python_missing("pybind11 was not found (Debian: pybind11-dev; or -DGPUCORE_PYBIND11_INCLUDE_DIR=...)")
   endif()
@@ -52,7 +55,9 @@ else()
   set(GPUCORE_PYBIND11_TARGET gpucore_pybind11_headers)
 endif()
 
-find_path(GPUCORE_DLPACK_INCLUDE_DIR dlpack/dlpack.h HINTS ${GPUCORE_PYBIND11_INCLUDE_DIR})
+# dlpack.h: Debian's libdlpack-dev (DLPack 0.6), else PyTorch's copy. The module uses only the
+# unversioned structs, which every DLPack release since 0.6 has.
+find_path(GPUCORE_DLPACK_INCLUDE_DIR dlpack/dlpack.h HINTS ${gpucore_python_include_hints})
 if(NOT GPUCORE_DLPACK_INCLUDE_DIR)
   gpucore_python_missing("dlpack/dlpack.h was not found (Debian: libdlpack-dev; or -DGPUCORE_DLPACK_INCLUDE_DIR=...)")
 endif()
