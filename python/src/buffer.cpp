@@ -31,7 +31,16 @@ Storage::~Storage() {
     }
     // Freeing owned memory waits for the device's streams.
     without_gil([this] { allocation = detail::Allocation(); });
-    if (producer != nullptr && producer->deleter != nullptr) producer->deleter(producer);
+    if (producer == nullptr || producer->deleter == nullptr) return;
+    // The last reference may go on a thread without the GIL (a consumer's deleter), and some
+    // producers' deleters touch Python objects without taking it (NumPy 1.x drops the array).
+    if (Py_IsInitialized() != 0) {
+        const PyGILState_STATE state = PyGILState_Ensure();
+        producer->deleter(producer);
+        PyGILState_Release(state);
+    } else {
+        producer->deleter(producer);
+    }
 }
 
 PyBuffer::PyBuffer(std::shared_ptr<Storage> storage, DType dtype, std::vector<std::size_t> shape,

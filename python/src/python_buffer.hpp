@@ -70,7 +70,7 @@ private:
 // Runs f with the GIL released when this thread holds it (destructors run with and without it).
 template <class F>
 void without_gil(F&& f) {
-    if (PyGILState_Check()) {
+    if (Py_IsInitialized() != 0 && PyGILState_Check() != 0) {
         py::gil_scoped_release release;
         f();
     } else {

@@ -253,3 +253,29 @@ def test_torch_cpu_exchange():
     assert torch.equal(tensor, torch.arange(1000, dtype=torch.float32) * 2)
     bf = torch.from_dlpack(gpucore.Buffer.from_numpy(np.array([1.5, 2.0], np.float32), cpu(), gpucore.bfloat16))
     assert bf.dtype == torch.bfloat16 and bf.tolist() == [1.5, 2.0]
+
+
+@needs_cpu
+def test_consumer_releases_without_the_gil():
+    """A consumer may call the deleter on any thread without the GIL (as a C++ library's tensor
+    destructor does): the chain back to NumPy's array still runs correctly."""
+    array = np.arange(4099, dtype=np.float32)
+    buffer = gpucore.from_dlpack(array)
+    capsule = buffer.__dlpack__()
+    del buffer, array
+    gc.collect()
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    set_name = ctypes.pythonapi.PyCapsule_SetName
+    set_name.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    address = get_pointer(capsule, b"dltensor")
+    managed = DLManagedTensor.from_address(address)
+    values = np.ctypeslib.as_array(ctypes.cast(managed.dl_tensor.data, ctypes.POINTER(ctypes.c_float)), (4099,))
+    assert values[4098] == 4098.0
+    assert set_name(capsule, b"used_dltensor") == 0  # this "consumer" owns the tensor now
+    # A CFUNCTYPE call releases the GIL for its duration.
+    deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(managed.deleter)
+    deleter(address)
+    del capsule
+    gc.collect()
