@@ -380,10 +380,14 @@ void bind_buffer(py::module_& m) {
         .def("to_numpy", &to_numpy, py::arg("dtype") = py::none(),
              "A NumPy copy (blocking: sees all work queued before on the device). bfloat16 gives float32, "
              "or uint16 bit patterns with dtype='uint16'.")
-        .def("__array__", [](const PyBuffer& b, const py::object& dtype) {
+        .def("__array__", [](const PyBuffer& b, const py::object& dtype, const py::object& copy) {
+            // NumPy 2 passes copy=: False asks for no copy, which device memory cannot give.
+            if (!copy.is_none() && !copy.cast<bool>())
+                throw py::value_error("a gpucore.Buffer converts to a NumPy array by a copy (for zero-copy "
+                                      "on cpu: numpy.from_dlpack(buffer))");
             py::array out = to_numpy(b, py::none());
             return dtype.is_none() ? out : py::array(out.attr("astype")(dtype));
-        }, py::arg("dtype") = py::none())
+        }, py::arg("dtype") = py::none(), py::arg("copy") = py::none())
         .def("__repr__", [](const PyBuffer& b) {
             return "gpucore.Buffer(shape=" + shape_text(b.shape()) + ", dtype=" + python_name(b.dtype()) +
                    ", device='" + b.device().to_string() + "')";

@@ -180,4 +180,7 @@ def test_copy_between_devices(rng):
 def test_numpy_asarray_copies(device):
     buffer = gpucore.Buffer.from_numpy(np.arange(6, dtype=np.int32).reshape(2, 3), device)
     np.testing.assert_array_equal(np.asarray(buffer), np.arange(6).reshape(2, 3))
+    np.testing.assert_array_equal(buffer.__array__("float64", copy=True), np.arange(6.0).reshape(2, 3))
+    with pytest.raises(ValueError, match="by a copy"):
+        buffer.__array__(copy=False)
     assert "shape=(2, 3)" in repr(buffer) and "int32" in repr(buffer)
