@@ -6,6 +6,7 @@
 #   gpucore-plugin-cuda  component plugin_cuda  libgpucore-cuda.so   (when the CUDA plugin is built)
 #   gpucore-plugin-hip   component plugin_hip   libgpucore-hip.so    (when the HIP plugin is built)
 #   gpucore-tools        component tools        the gpucore command and the examples
+#   python3-gpucore      component python       the Python package gpucore (when the module is built)
 # Dependencies on system libraries come from dpkg-shlibdeps over the packaged ELF files (so
 # libgpucore0 gets libspdlog1.10, libfmt9, libgomp1 ... and the hip plugin libamdhip64-5, exactly as
 # they are linked); dependencies between our packages are exact-version ones from the component
@@ -21,6 +22,9 @@ if(TARGET gpucore-hip)
 endif()
 if(TARGET gpucore_cli)
   list(APPEND gpucore_components tools)
+endif()
+if(TARGET gpucore_python)
+  list(APPEND gpucore_components python)
 endif()
 
 set(CPACK_PACKAGE_NAME gpucore)
@@ -78,5 +82,20 @@ string(JOIN "\n" CPACK_COMPONENT_TOOLS_DESCRIPTION
   "gpucore command and examples"
   "`gpucore info`, `gpucore run`, `gpucore bench`, and the example programs (device"
   "query, vector add, transpose, reductions, streams, unified memory).")
+
+set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-gpucore)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+set(CPACK_COMPONENT_PYTHON_DEPENDS runtime)
+# The extension is built for one interpreter version (its file name carries the ABI tag), and
+# NumPy is what from_numpy/to_numpy return; dpkg-shlibdeps adds the C/C++ libraries.
+if(TARGET gpucore_python)
+  math(EXPR gpucore_python_next_minor "${Python3_VERSION_MINOR} + 1")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS
+      "python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}), python3 (<< ${Python3_VERSION_MAJOR}.${gpucore_python_next_minor}), python3-numpy")
+endif()
+string(JOIN "\n" CPACK_COMPONENT_PYTHON_DESCRIPTION
+  "gpucore Python bindings"
+  "import gpucore: devices, buffers, streams and the operations from Python, with"
+  "zero-copy exchange with NumPy, PyTorch and CuPy through DLPack.")
 
 include(CPack)

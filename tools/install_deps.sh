@@ -13,7 +13,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev  # the gpucore command
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libomp-dev                  # OpenMP for clang builds (g++ uses libgomp from build-essential)
-  python3 python3-numpy       # numpy peers for the CPU benchmark
+  python3 python3-numpy       # numpy peers for the CPU benchmark; NumPy for the Python module
+  python3-dev pybind11-dev libdlpack-dev python3-pytest  # the Python module (python/) and its tests
   doxygen                     # the API reference (`docs` target; its warnings fail CI)
   dpkg-dev                    # cpack -G DEB: dpkg-shlibdeps computes the packages' Depends
   libopenmpi-dev openmpi-bin  # examples/mpi_reduce and its 2-rank test

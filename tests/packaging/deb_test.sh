@@ -50,6 +50,14 @@ for vendor in cuda hip; do
   fi
 done
 
+# python3-gpucore is packaged when the Python module was built in this tree.
+python_module=$(find "$build/lib" -path '*/gpucore/_gpucore*.so' | head -1)
+if [ -n "$python_module" ]; then
+  packages+=(python3-gpucore)
+else
+  echo "SKIP python3-gpucore: the Python module is not built in $build (GPUCORE_ENABLE_PYTHON)"
+fi
+
 step "packages made: ${packages[*]}"
 for p in "${packages[@]}"; do
   [ -f "$(deb_of "$p")" ] || { ls "$scratch/debs"; fail "no package $p"; }
@@ -130,6 +138,17 @@ if [[ " ${packages[*]} " == *" gpucore-plugin-hip "* ]]; then
   expect_linked_packages gpucore-plugin-hip "$plugin_dir/libgpucore-hip.so"
 fi
 
+if [[ " ${packages[*]} " == *" python3-gpucore "* ]]; then
+  step "python3-gpucore: the Python package in the interpreter's dist-packages"
+  has python3-gpucore '/usr/lib/python3[^/]*/dist-packages/gpucore/__init__\.py$'
+  has python3-gpucore '/usr/lib/python3[^/]*/dist-packages/gpucore/_gpucore\.cpython-[^/]*\.so$'
+  lacks python3-gpucore '/include/|/bin/|/libgpucore\.so'
+  depends_on python3-gpucore "libgpucore$major \(= $version\)"
+  depends_on python3-gpucore 'python3-numpy'
+  depends_on python3-gpucore 'python3 \(>= [0-9.]+\)'
+  expect_linked_packages python3-gpucore "$python_module"
+fi
+
 step "no test plugin in any package"
 for p in "${packages[@]}"; do
   contents_of "$p" | { grep -E '/gpucore/plugins/.+' || true; } | while read -r path; do
@@ -152,6 +171,23 @@ libgpucore=$(find "$root" -name "libgpucore.so.$major" | head -1)
 loaded=$(LD_TRACE_LOADED_OBJECTS=1 "$root/usr/bin/gpucore" | resolved_path "libgpucore.so.$major")
 [ "$(readlink -f "$loaded")" = "$(readlink -f "$libgpucore")" ] \
   || fail "the packaged command loads '$loaded', not the packaged $libgpucore"
+
+if [[ " ${packages[*]} " == *" python3-gpucore "* ]]; then
+  step "import gpucore from the extracted python3-gpucore"
+  python=$(sed -n 's/^Python3_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt")
+  package_dir=$(dirname "$(find "$root" -path '*/dist-packages/gpucore/__init__.py' | head -1)")
+  PYTHONPATH=$(dirname "$package_dir") GPU_BACKEND=cpu "$python" - "$root" <<'PY' || fail "import gpucore from the packages"
+import os, sys
+import numpy as np
+import gpucore
+root = os.path.realpath(sys.argv[1])
+loaded = [line.split()[-1] for line in open("/proc/self/maps") if "libgpucore.so" in line]
+assert loaded and all(os.path.realpath(p).startswith(root) for p in loaded), loaded
+buffer = gpucore.from_numpy(np.arange(10, dtype=np.int32))
+assert np.from_dlpack(buffer).ctypes.data == buffer.data_ptr
+print("python3-gpucore:", gpucore.__version__, gpucore.default_device())
+PY
+fi
 
 step "pkg-config consumer against the extracted libgpucore-dev"
 pc=$(find "$root" -name gpucore.pc | head -1)

@@ -66,6 +66,29 @@ grep -qx "gpucore $(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCa
 "$prefix/bin/gpucore" run vector_add --n 100003 >"$scratch/run.txt" || { cat "$scratch/run.txt"; fail "gpucore run"; }
 "$prefix/$libdir/gpucore/examples/vector_add" >"$scratch/example.txt" || { cat "$scratch/example.txt"; fail "example"; }
 
+step "the Python package from the moved prefix"
+# Installed when the module was built (GPUCORE_ENABLE_PYTHON): import it from there with the
+# interpreter it was built for; it must load the moved prefix's libgpucore (RUNPATH $ORIGIN/...).
+if grep -q '/gpucore/__init__\.py$' "$build/install_manifest.txt"; then
+  python=$(sed -n 's/^Python3_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt")
+  pydir=$(sed -n 's/^GPUCORE_PYTHON_INSTALL_DIR:STRING=//p' "$build/CMakeCache.txt")
+  [ -f "$prefix/$pydir/gpucore/__init__.py" ] || fail "the Python package is not in <prefix>/$pydir"
+  PYTHONPATH="$prefix/$pydir" GPU_BACKEND=cpu "$python" - "$prefix" "$libdir" <<'PY' || fail "import gpucore from the moved prefix"
+import os, sys
+import numpy as np
+import gpucore
+prefix, libdir = sys.argv[1], sys.argv[2]
+assert gpucore.__file__.startswith(prefix), gpucore.__file__
+loaded = [line.split()[-1] for line in open("/proc/self/maps") if "libgpucore.so" in line]
+assert loaded and all(os.path.realpath(p).startswith(os.path.realpath(os.path.join(prefix, libdir))) for p in loaded), loaded
+a = gpucore.from_numpy(np.arange(100, dtype=np.float32))
+assert gpucore.reduce(gpucore.vector_add(a, a), "sum") == 9900.0
+print("python:", gpucore.__version__, gpucore.default_device(), "from", os.path.dirname(gpucore.__file__))
+PY
+else
+  echo "SKIP python: the module is not built in $build (GPUCORE_ENABLE_PYTHON, python3-dev, pybind11-dev)"
+fi
+
 step "consumer with find_package(gpucore) against the moved prefix"
 cmake -S "$source_dir/tests/packaging/consumer" -B "$scratch/consumer-cmake" "${generator[@]}" \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >"$scratch/consumer-cmake.log" \
