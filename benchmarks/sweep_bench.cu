@@ -565,9 +565,17 @@ public:
             return gpucore::gpu::forced_row_plan(strategy, rows, cols, split, ctx_.device,
                                                  Policy::Scratch::kPartialSlots, Policy::Scratch::kTicketSlots);
         };
-        if (cols <= static_cast<std::size_t>(Policy::ReduceRows::kSubWarpMaxWidth)) {
-            const RowPlan p = forced(RowStrategy::sub_warp, 1);
-            plans.push_back({"sub_warp " + std::to_string(p.logical_width) + " lanes", p});
+        if (cols <= static_cast<std::size_t>(Policy::ReduceRows::kSubWarpMaxCols)) {
+            // Every sub-warp kernel that covers the row: one lane per element (the plan before
+            // strided lanes) and 2, 4, 8 elements per lane.
+            for (int per_lane = 1; per_lane <= Policy::ReduceRows::kSubWarpMaxPerLane; per_lane *= 2) {
+                const RowPlan p = gpucore::gpu::sub_warp_row_plan(rows, cols, per_lane, ctx_.device);
+                if (p.logical_width > 0) {
+                    plans.push_back({"sub_warp " + std::to_string(p.logical_width) + " per_lane " + std::to_string(p.per_lane) + " lanes x " +
+                                         std::to_string(per_lane) + (per_lane == 1 ? " (lane per element)" : ""),
+                                     p});
+                }
+            }
         }
         if (cols > 1 && cols <= 16384) plans.push_back({"warp_per_row", forced(RowStrategy::warp_per_row, 1)});
         if (cols >= 64) plans.push_back({"block_per_row, split 1", forced(RowStrategy::block_per_row, 1)});
@@ -582,7 +590,7 @@ public:
                                                          p, ctx_);
             }));
             sides.back().note = std::string(gpucore::gpu::to_string(p.strategy)) + " width " +
-                                std::to_string(p.logical_width) +
+                                std::to_string(p.logical_width) + " per_lane " + std::to_string(p.per_lane) +
                                 " split " + std::to_string(p.split) + " grid " + std::to_string(p.grid);
         }
         std::vector<Side*> order;
