@@ -162,6 +162,24 @@ struct FloatSum {
     __device__ float operator()(float a, float b) const { return a + b; }
 };
 
+// The 16-bit float peers' arithmetic, as gpucore's: widen to float, round once.
+__device__ __forceinline__ float widen(__half x) { return __half2float(x); }
+__device__ __forceinline__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
+template <class D>
+__device__ __forceinline__ D round_to(float x) {
+    if constexpr (std::is_same_v<D, __half>) return __float2half_rn(x);
+    else return __float2bfloat16_rn(x);
+}
+template <class D>
+struct AddInFloat {
+    __device__ D operator()(D a, D b) const { return round_to<D>(widen(a) + widen(b)); }
+};
+
+struct RowStart { // offset of row r: r * cols (int: every shape here has < 2^31 elements)
+    int cols;
+    __host__ __device__ int operator()(int r) const { return r * cols; }
+};
+
 // Floats in [0, 1); 16-bit floats in [-1, 1) (a sum of 2^28 of them stays within f16's range);
 // integers over their whole range.
 template <class T>

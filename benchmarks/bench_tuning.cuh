@@ -142,7 +142,7 @@ public:
         time("reduce_rows 2^20x16 threads " + std::to_string(kThreads) + " rows/flight " +
                  std::to_string(kRowsInFlight) + " blocks/SM " + std::to_string(blocks_per_sm),
              64.0 * rows, [&] {
-                 gpucore::gpu::reduce_rows_subwarp_kernel<float, gpucore::gpu::SumOp, 16, kThreads, kRowsInFlight>
+                 gpucore::gpu::reduce_rows_subwarp_kernel<float, gpucore::gpu::SumOp, 16, 1, kThreads, kRowsInFlight>
                      <<<grid, kThreads, 0, stream_>>>(in, rows, 16, out);
              });
     }

@@ -63,24 +63,6 @@ double peer_tolerance() {
     else return 0;
 }
 
-// The 16-bit float peers' arithmetic, as gpucore's: widen to float, round once.
-__device__ __forceinline__ float widen(__half x) { return __half2float(x); }
-__device__ __forceinline__ float widen(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <class D>
-__device__ __forceinline__ D round_to(float x) {
-    if constexpr (std::is_same_v<D, __half>) return __float2half_rn(x);
-    else return __float2bfloat16_rn(x);
-}
-template <class D>
-struct AddInFloat {
-    __device__ D operator()(D a, D b) const { return round_to<D>(widen(a) + widen(b)); }
-};
-
-struct RowStart { // offset of row r: r * cols (int: every shape here has < 2^31 elements)
-    int cols;
-    __host__ __device__ int operator()(int r) const { return r * cols; }
-};
-
 class Bench {
 public:
     explicit Bench(Settings settings)

@@ -10,7 +10,10 @@
 #
 #   tools/gpu_check.sh <report-dir> [step...]
 #
-# Steps (default: all, in this order): env build test stress sanitize profile bench ladder multi
+# Steps (default: all, in this order): env build test stress sanitize profile bench ladder sweep multi
+#   sweep: gpucore_sweep_bench, every op and dtype over the whole range of shapes beside the best
+#   peer (about 2-4 minutes on an H200); its JSON, table and plot land in the report folder.
+#   sweep-quick instead of sweep: the same program on a few shapes (a smoke test, seconds).
 #   multi: copies between devices and work split over GPUs: gpucore_multi_bench, the device-pair
 #   tests (gpucore_multidevice_tests, then memcheck over their cuda pairs), examples/multi_gpu and
 #   examples/mpi_reduce with 1 and 2 ranks (GPU_BACKEND=cuda; one GPU per rank). On one GPU the
@@ -23,21 +26,23 @@
 # profile step records a skip, not a failure.
 # If a folder .deps/ exists (headers + CMake configs of CLI11 / nlohmann-json for machines that
 # lack them), it is added to CMAKE_PREFIX_PATH.
-# Outputs (10 files): report.txt (every step, status, key lines), summary.json, gpu_bench.json,
+# Outputs (13 files): report.txt (every step, status, key lines), summary.json, gpu_bench.json,
 # gpucore_bench.json, bandwidth.png (when matplotlib is available), profiles.txt (every ncu
 # profile in full, one header per case), ladder.json, ladder.md (its table, for BENCHMARKS.md),
-# ladder.png (when matplotlib is available), logs.tar.gz (every log).
+# ladder.png (when matplotlib is available), sweep.json, sweep.md (the cases below 1.00x of the
+# best peer, the reduce_rows plans' table), sweep.png (when matplotlib is available),
+# logs.tar.gz (every log).
 # Exit status: 0 when every step that ran passed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 if [ $# -lt 1 ]; then
-  echo "usage: $0 <report-dir> [env|build|test|stress|sanitize|profile|bench|ladder|multi ...]" >&2
+  echo "usage: $0 <report-dir> [env|build|test|stress|sanitize|profile|bench|ladder|sweep|sweep-quick|multi ...]" >&2
   exit 2
 fi
 REPORT=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
-STEPS=${*:-env build test stress sanitize profile bench ladder multi}
+STEPS=${*:-env build test stress sanitize profile bench ladder sweep multi}
 ARCH=${GPUCORE_CUDA_ARCH:-90}
 BUILD=${GPUCORE_GPU_BUILD_DIR:-build-gpucheck}
 JOBS=${GPUCORE_CHECK_JOBS:-$(nproc)}
@@ -233,6 +238,20 @@ if has_step ladder; then
     if python3 -c 'import matplotlib' 2>/dev/null; then
       run ladder_plot python3 benchmarks/plot_ladder.py "$REPORT/ladder.json" --png "$REPORT/ladder.png"
     fi
+  fi
+fi
+
+if has_step sweep || has_step sweep-quick; then
+  # Every op, dtype and shape range beside the best peer, each result verified; the cases below
+  # 1.00x and the reduce_rows plans' table are in sweep.md.
+  SWEEP_ARGS=()
+  has_step sweep || SWEEP_ARGS=(--quick)
+  run sweep "$BIN/gpucore_sweep_bench" "$REPORT" "${SWEEP_ARGS[@]}" # writes sweep.json, sweep.md
+  if [ -f "$REPORT/sweep.md" ]; then
+    sed -n '/^## Below 1.00x/,/^## Per op/p' "$REPORT/sweep.md" | sed 's/^/   /' | tee -a "$REPORT/report.txt"
+  fi
+  if [ -f "$REPORT/sweep.json" ] && python3 -c 'import matplotlib' 2>/dev/null; then
+    run sweep_plot python3 benchmarks/plot_sweep.py "$REPORT/sweep.json" "$REPORT/sweep.png"
   fi
 fi
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // reduce_rows: plan the shape, then launch the chosen kernel.
 #include "gpu_error.hpp"
+#include "gpucore/element_types.hpp"
 #include "launch.hpp"
 #include "reduce_rows_launchers.hpp"
 #include "tuning_policy.hpp"
@@ -12,7 +13,7 @@ void launch_reduce_rows(gpucore_dtype dtype, gpucore_reduce_op op, const void* i
     if (rows == 0) return;
     const RowPlan plan = plan_reduce_rows(
         rows, cols, ctx.device, TuningPolicy::Scratch::kPartialSlots,
-        TuningPolicy::Scratch::kTicketSlots, rows_split_wave_blocks(dtype, op, ctx));
+        TuningPolicy::Scratch::kTicketSlots, rows_split_wave_blocks(dtype, op, ctx), element_size(dtype));
     launch_reduce_rows_planned(dtype, op, in, rows, cols, out, plan, ctx);
 }
 

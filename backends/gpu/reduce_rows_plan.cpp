@@ -24,16 +24,36 @@ std::size_t clamp_grid(std::size_t blocks) {
     return std::max<std::size_t>(1, std::min<std::size_t>(blocks, INT_MAX));
 }
 
-RowPlan sub_warp_plan(std::size_t rows, std::size_t cols, const DeviceShape& device) {
+bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+RowPlan sub_warp_plan(std::size_t rows, int width, int per_lane, const DeviceShape& device) {
     RowPlan plan;
     plan.strategy = RowStrategy::sub_warp;
-    plan.logical_width = next_power_of_two(std::max<std::size_t>(cols, 1));
+    plan.logical_width = width;
+    plan.per_lane = per_lane;
     const std::size_t rows_per_block_pass =
-        static_cast<std::size_t>(Policy::kSubWarpThreads / plan.logical_width) *
-        Policy::kSubWarpRowsInFlight;
+        static_cast<std::size_t>(Policy::kSubWarpThreads / width) *
+        static_cast<std::size_t>(Policy::sub_warp_rows_in_flight(per_lane));
     plan.grid = clamp_grid(std::min(ceil_div(rows, rows_per_block_pass),
                                     resident_blocks(device, Policy::kSubWarpThreads)));
     return plan;
+}
+
+// The planner's sub-warp shape for rows of `cols` elements: halve the width (doubling the elements
+// per lane) while the sub-warp spans more than kSubWarpSpanBytes. False when no kernel fits.
+bool planned_sub_warp_shape(std::size_t cols, std::size_t element_bytes, int& width, int& per_lane) {
+    if (cols > static_cast<std::size_t>(Policy::kSubWarpMaxCols)) return false;
+    const int span = Policy::kSubWarpSpanBytes > 0
+                         ? std::max(1, Policy::kSubWarpSpanBytes /
+                                           static_cast<int>(std::max<std::size_t>(element_bytes, 1)))
+                         : Policy::kSubWarpMaxWidth;
+    width = next_power_of_two(std::max<std::size_t>(cols, 1));
+    per_lane = 1;
+    while (width > span && per_lane < Policy::kSubWarpMaxPerLane) {
+        width /= 2;
+        per_lane *= 2;
+    }
+    return sub_warp_kernel_exists(width, per_lane);
 }
 
 RowPlan warp_plan(std::size_t rows, const DeviceShape& device) {
@@ -61,9 +81,10 @@ RowPlan block_plan(std::size_t rows, std::size_t split, std::size_t partial_slot
 
 RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& device,
                          std::size_t partial_slots, std::size_t ticket_slots,
-                         std::size_t split_wave_blocks) {
-    if (cols <= static_cast<std::size_t>(Policy::kSubWarpMaxWidth)) {
-        return sub_warp_plan(rows, cols, device);
+                         std::size_t split_wave_blocks, std::size_t element_bytes) {
+    int width = 0, per_lane = 1;
+    if (planned_sub_warp_shape(cols, element_bytes, width, per_lane)) {
+        return sub_warp_plan(rows, width, per_lane, device);
     }
     // A warp per row needs enough rows to occupy the SMs; with few rows, blocks split them.
     const std::size_t enough_rows_for_warps = static_cast<std::size_t>(device.sm_count) * 4;
@@ -90,11 +111,29 @@ RowPlan forced_row_plan(RowStrategy strategy, std::size_t rows, std::size_t cols
                         std::size_t split, const DeviceShape& device, std::size_t partial_slots,
                         std::size_t ticket_slots) {
     switch (strategy) {
-    case RowStrategy::sub_warp: return sub_warp_plan(rows, cols, device);
+    case RowStrategy::sub_warp:
+        return sub_warp_plan(rows, next_power_of_two(std::max<std::size_t>(cols, 1)), 1, device);
     case RowStrategy::warp_per_row: return warp_plan(rows, device);
     case RowStrategy::block_per_row: break;
     }
     return block_plan(rows, split, partial_slots, ticket_slots);
+}
+
+RowPlan sub_warp_row_plan(std::size_t rows, std::size_t cols, int per_lane, const DeviceShape& device) {
+    RowPlan plan;
+    plan.strategy = RowStrategy::sub_warp;
+    if (!is_power_of_two(per_lane)) return plan;
+    int width = next_power_of_two(ceil_div(std::max<std::size_t>(cols, 1), static_cast<std::size_t>(per_lane)));
+    if (per_lane > 1) width = std::max(width, Policy::kSubWarpStridedMinWidth);
+    if (!sub_warp_kernel_exists(width, per_lane)) return plan;
+    return sub_warp_plan(rows, width, per_lane, device);
+}
+
+bool sub_warp_kernel_exists(int width, int per_lane) noexcept {
+    if (!is_power_of_two(width) || !is_power_of_two(per_lane)) return false;
+    if (per_lane == 1) return width <= Policy::kSubWarpMaxWidth;
+    return per_lane <= Policy::kSubWarpMaxPerLane && width >= Policy::kSubWarpStridedMinWidth &&
+           width <= Policy::kSubWarpStridedMaxWidth;
 }
 
 const char* to_string(RowStrategy strategy) noexcept {

@@ -10,14 +10,15 @@
 namespace gpucore::gpu {
 
 enum class RowStrategy {
-    sub_warp,     // cols <= TuningPolicy::ReduceRows::kSubWarpMaxWidth: several rows per warp
+    sub_warp,     // cols <= TuningPolicy::ReduceRows::kSubWarpMaxCols: several rows per warp
     warp_per_row, // medium rows, many of them
     block_per_row // long rows; split > 1 spreads each row over several blocks
 };
 
 struct RowPlan {
     RowStrategy strategy = RowStrategy::block_per_row;
-    int logical_width = 0;  // sub_warp: power of two >= cols (>= 1)
+    int logical_width = 0;  // sub_warp: lanes per row, a power of two
+    int per_lane = 1;       // sub_warp: elements each lane reads; logical_width * per_lane >= cols
     std::size_t split = 1;  // block_per_row: blocks per row
     std::size_t grid = 0;   // blocks to launch (> 0 whenever rows > 0)
 };
@@ -25,16 +26,27 @@ struct RowPlan {
 // The plan for rows x cols (rows > 0). `partial_slots` and `ticket_slots` are the per-stream
 // scratch capacities; a split plan never exceeds them. `split_wave_blocks`: blocks of the split
 // kernel resident at once (resident_blocks_of); a split plan fills at most that one wave. 0: the
-// device's SMs times TuningPolicy::ReduceRows::kSplitTargetBlocksPerSm.
+// device's SMs times TuningPolicy::ReduceRows::kSplitTargetBlocksPerSm. `element_bytes`: the
+// dtype's size (short rows: how many lanes span a sector).
 RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& device,
                          std::size_t partial_slots, std::size_t ticket_slots,
-                         std::size_t split_wave_blocks = 0);
+                         std::size_t split_wave_blocks = 0, std::size_t element_bytes = 4);
 
 // A plan forcing `strategy` (tests and benchmarks use it to exercise each kernel on any shape).
-// sub_warp needs cols <= kSubWarpMaxWidth; a split is clamped to the scratch capacities.
+// sub_warp: one lane per element (needs cols <= kSubWarpMaxWidth); a split is clamped to the
+// scratch capacities.
 RowPlan forced_row_plan(RowStrategy strategy, std::size_t rows, std::size_t cols,
                         std::size_t split, const DeviceShape& device, std::size_t partial_slots,
                         std::size_t ticket_slots);
+
+// A sub-warp plan with `per_lane` elements per lane (a power of two) and the narrowest width that
+// covers cols, for tests and benchmarks; logical_width 0 when no sub-warp kernel has that shape
+// (sub_warp_kernel_exists).
+RowPlan sub_warp_row_plan(std::size_t rows, std::size_t cols, int per_lane, const DeviceShape& device);
+
+// Whether the launcher has a sub-warp kernel of `width` lanes and `per_lane` elements per lane
+// (TuningPolicy::ReduceRows).
+bool sub_warp_kernel_exists(int width, int per_lane) noexcept;
 
 const char* to_string(RowStrategy strategy) noexcept;
 

@@ -50,11 +50,28 @@ struct TuningPolicy {
         static constexpr std::size_t kSmallGridBlocks = 256;
     };
     struct ReduceRows {
-        // Rows up to this many columns go to logical sub-warps of the next power-of-two width;
-        // every GPU we target has a hardware warp at least this wide.
+        // Rows up to kSubWarpMaxCols columns go to logical sub-warps (several rows per warp) of
+        // at most kSubWarpMaxWidth lanes; every GPU we target has a hardware warp at least that
+        // wide. A sub-warp spans kSubWarpSpanBytes of its row per load (a 32-byte sector), its
+        // lanes taking up to kSubWarpMaxPerLane elements each, strided, for longer rows: the
+        // lessons' tile-8 rung (8 lanes x 4 floats for 32 columns) beat one lane per element at
+        // width 32 (five shuffles per row instead of three). kSubWarpSpanBytes = 0: one lane per
+        // element, widths up to kSubWarpMaxWidth (rows past it go to a warp or a block each).
+        // Kernels exist for one element per lane at widths 1..kSubWarpMaxWidth and for 2..
+        // kSubWarpMaxPerLane elements per lane at widths kSubWarpStridedMinWidth..
+        // kSubWarpStridedMaxWidth (32 bytes of f64, f32 and f16 rows).
+        static constexpr int kSubWarpMaxCols = 64;
         static constexpr int kSubWarpMaxWidth = 32;
+        static constexpr int kSubWarpSpanBytes = 32;
+        static constexpr int kSubWarpMaxPerLane = 8;
+        static constexpr int kSubWarpStridedMinWidth = 4;
+        static constexpr int kSubWarpStridedMaxWidth = 16;
         static constexpr int kSubWarpThreads = 256;
-        static constexpr int kSubWarpRowsInFlight = 8; // rows each sub-warp loads before reducing
+        // Loads each lane issues before reducing: rows in flight = this / elements per lane.
+        static constexpr int kSubWarpLoadsInFlight = 8;
+        static constexpr int sub_warp_rows_in_flight(int per_lane) {
+            return per_lane >= kSubWarpLoadsInFlight ? 1 : kSubWarpLoadsInFlight / per_lane;
+        }
         // Rows up to this many columns get one warp each (when there are enough rows).
         static constexpr std::size_t kWarpRowMaxCols = 2048;
         static constexpr int kWarpRowThreads = 256;

@@ -19,12 +19,49 @@ constexpr std::size_t kPartials = TuningPolicy::Scratch::kPartialSlots;
 constexpr std::size_t kTickets = TuningPolicy::Scratch::kTicketSlots;
 
 TEST(ReduceRowsPlan, ShortRowsShareWarpsAtTheNextPowerOfTwoWidth) {
+    // f32 (the default element size): 8 lanes (32 bytes) per row, up to 8 elements each.
     const RowPlan p16 = plan_reduce_rows(1 << 20, 16, kH100, kPartials, kTickets);
     EXPECT_EQ(p16.strategy, RowStrategy::sub_warp);
-    EXPECT_EQ(p16.logical_width, 16);
-    EXPECT_EQ(plan_reduce_rows(100, 17, kH100, kPartials, kTickets).logical_width, 32);
+    EXPECT_EQ(p16.logical_width, 8);
+    EXPECT_EQ(p16.per_lane, 2);
+    const RowPlan p17 = plan_reduce_rows(100, 17, kH100, kPartials, kTickets);
+    EXPECT_EQ(p17.logical_width, 8);
+    EXPECT_EQ(p17.per_lane, 4);
+    EXPECT_EQ(plan_reduce_rows(100, 5, kH100, kPartials, kTickets).logical_width, 8);
+    EXPECT_EQ(plan_reduce_rows(100, 5, kH100, kPartials, kTickets).per_lane, 1);
     EXPECT_EQ(plan_reduce_rows(100, 0, kH100, kPartials, kTickets).logical_width, 1);
     EXPECT_EQ(plan_reduce_rows(100, 1, kH100, kPartials, kTickets).logical_width, 1);
+}
+
+TEST(ReduceRowsPlan, ShortRowsUpTo64ColumnsSpanASectorPerLoad) {
+    struct Want {
+        std::size_t cols, element_bytes;
+        int width, per_lane;
+    };
+    for (const Want& w : {Want{64, 4, 8, 8}, Want{33, 4, 8, 8}, Want{32, 4, 8, 4}, Want{64, 8, 8, 8},
+                          Want{32, 8, 4, 8}, Want{16, 8, 4, 4}, Want{4, 8, 4, 1}, Want{64, 2, 16, 4},
+                          Want{32, 2, 16, 2}, Want{16, 2, 16, 1}, Want{3, 2, 4, 1}}) {
+        const RowPlan p = plan_reduce_rows(1 << 20, w.cols, kH100, kPartials, kTickets, 0, w.element_bytes);
+        EXPECT_EQ(p.strategy, RowStrategy::sub_warp) << w.cols << " x " << w.element_bytes << " bytes";
+        EXPECT_EQ(p.logical_width, w.width) << w.cols << " x " << w.element_bytes << " bytes";
+        EXPECT_EQ(p.per_lane, w.per_lane) << w.cols << " x " << w.element_bytes << " bytes";
+        EXPECT_TRUE(gpucore::gpu::sub_warp_kernel_exists(p.logical_width, p.per_lane));
+        EXPECT_GE(static_cast<std::size_t>(p.logical_width * p.per_lane), w.cols);
+    }
+    EXPECT_NE(plan_reduce_rows(1 << 20, 65, kH100, kPartials, kTickets).strategy, RowStrategy::sub_warp);
+}
+
+TEST(ReduceRowsPlan, SubWarpPlansForEveryElementsPerLane) {
+    using gpucore::gpu::sub_warp_row_plan;
+    const RowPlan one = sub_warp_row_plan(1000, 32, 1, kH100);
+    EXPECT_EQ(one.logical_width, 32);
+    EXPECT_EQ(one.per_lane, 1);
+    const RowPlan four = sub_warp_row_plan(1000, 32, 4, kH100);
+    EXPECT_EQ(four.logical_width, 8);
+    EXPECT_EQ(four.per_lane, 4);
+    EXPECT_EQ(sub_warp_row_plan(1000, 3, 8, kH100).logical_width, 4); // the narrowest strided kernel
+    EXPECT_EQ(sub_warp_row_plan(1000, 64, 1, kH100).logical_width, 0); // no 64-lane sub-warp
+    EXPECT_EQ(sub_warp_row_plan(1000, 64, 3, kH100).logical_width, 0); // not a power of two
 }
 
 TEST(ReduceRowsPlan, ManyMediumRowsGetAWarpEach) {

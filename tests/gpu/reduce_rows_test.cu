@@ -76,6 +76,18 @@ TYPED_TEST(ReduceRows, SubWarpAtEveryWidth) {
     }
 }
 
+TYPED_TEST(ReduceRows, SubWarpWithEveryElementsPerLane) {
+    for (int per_lane = 1; per_lane <= TuningPolicy::ReduceRows::kSubWarpMaxPerLane; per_lane *= 2) {
+        for (std::size_t cols = 1; cols <= static_cast<std::size_t>(TuningPolicy::ReduceRows::kSubWarpMaxCols);
+             ++cols) {
+            const RowPlan plan = gpucore::gpu::sub_warp_row_plan(3001, cols, per_lane, this->ctx_.device);
+            if (plan.logical_width == 0) continue;
+            this->check(3001, cols, GPUCORE_REDUCE_SUM, &plan);
+            this->check(3001, cols, GPUCORE_REDUCE_MAX, &plan);
+        }
+    }
+}
+
 TYPED_TEST(ReduceRows, WarpPerRowOnAnyShape) {
     for (const Shape& s : {Shape{1, 1}, Shape{5, 7}, Shape{333, 33}, Shape{64, 5000}, Shape{2, 70001}}) {
         const RowPlan plan = this->forced(RowStrategy::warp_per_row, s.rows, s.cols, 1);

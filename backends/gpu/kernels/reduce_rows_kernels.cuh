@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // reduce_rows: out[r] = op over row r of a rows x cols row-major matrix. Three kernels; the host
 // (reduce_rows_plan.hpp) picks one by the shape:
-//   sub-warp   cols <= 32: a logical sub-warp of Width = next power of two >= cols lanes per row,
-//              several rows per hardware warp (cooperative-groups tiled-partition style);
+//   sub-warp   short rows: a logical sub-warp of Width lanes per row, each lane reading kPerLane
+//              elements strided by Width (Width * kPerLane >= cols), several rows per hardware
+//              warp (cooperative-groups tiled-partition style);
 //   warp-row   medium rows: one warp per row;
 //   block-row  long rows: one block per row, or `split` blocks per row that combine their
 //              partials with a per-row ticket (the last block of the row writes it) so that few
@@ -21,9 +22,12 @@
 namespace gpucore::gpu {
 
 // Sub-warp rows. Each logical group of Width lanes owns rows group, group + G, ... (G groups in
-// the grid); it loads kRowsInFlight rows before reducing them. Loop bounds are warp-uniform, so
-// every lane of a warp takes part in every shuffle.
-template <class T, class Op, int Width, int kThreads, int kRowsInFlight>
+// the grid); lane l of a group reads columns l, l + Width, ..., l + (kPerLane - 1) * Width of its
+// row, so each load instruction of a group covers Width consecutive elements (with Width elements
+// spanning a 32-byte sector, every sector fetched is used whole) and a row costs log2(Width)
+// shuffles, not log2(cols). A group loads kRowsInFlight rows before reducing them. Loop bounds are
+// warp-uniform, so every lane of a warp takes part in every shuffle.
+template <class T, class Op, int Width, int kPerLane, int kThreads, int kRowsInFlight>
 __global__ void __launch_bounds__(kThreads)
     reduce_rows_subwarp_kernel(const T* in, std::size_t rows, std::size_t cols, T* out) {
     const Op op;
@@ -41,8 +45,14 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (int u = 0; u < kRowsInFlight; ++u) {
             const std::size_t row = base + group + u * groups;
-            values[u] = (row < rows && lane < cols) ? widen(in[row * cols + lane])
-                                                    : Op::template identity<Acc>();
+            const T* row_start = in + row * cols;
+            // The first column alone: a row of one element is that element, bit for bit.
+            values[u] = (row < rows && lane < cols) ? widen(row_start[lane]) : Op::template identity<Acc>();
+#pragma unroll
+            for (int k = 1; k < kPerLane; ++k) {
+                const std::size_t col = lane + static_cast<std::size_t>(k) * Width;
+                if (row < rows && col < cols) values[u] = op(values[u], widen(row_start[col]));
+            }
         }
 #pragma unroll
         for (int u = 0; u < kRowsInFlight; ++u) {

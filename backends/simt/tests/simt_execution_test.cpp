@@ -16,6 +16,8 @@
 #include "gpu_vendor.hpp"
 #include "kernels/block_reduce.cuh"
 #include "kernels/reduce_ops.cuh"
+#include "kernels/reduce_rows_kernels.cuh"
+#include "tuning_policy.hpp"
 
 namespace {
 
@@ -264,6 +266,59 @@ TEST_F(SimtExecution, BlockReduceAtEveryBlockSize) {
     check_block_sum<2 * kWarpSize>(stream_);
     check_block_sum<256>(stream_);
     check_block_sum<1024>(stream_);
+}
+
+// The sub-warp row kernel at one width and elements per lane, on rows that fill every lane's
+// elements, miss one, fill barely more than half, and hold one element; with one block (the grid
+// strides over the rows many times) and with several.
+template <int Width, int kPerLane>
+void check_sub_warp_rows(simtStream_t stream) {
+    using gpucore::gpu::TuningPolicy;
+    constexpr int kThreads = TuningPolicy::ReduceRows::kSubWarpThreads;
+    constexpr int kRowsInFlight = TuningPolicy::ReduceRows::sub_warp_rows_in_flight(kPerLane);
+    constexpr std::size_t kWidest = std::size_t{Width} * kPerLane;
+    constexpr std::size_t kRows = 1001;
+    std::mt19937 rng(Width * 100 + kPerLane);
+    for (std::size_t cols : {kWidest, kWidest - 1, kWidest / 2 + 1, std::size_t{1}}) {
+        if (cols == 0) continue;
+        for (unsigned grid : {1u, 5u}) {
+            std::vector<std::uint32_t> in(kRows * cols);
+            for (auto& x : in) x = static_cast<std::uint32_t>(rng());
+            DeviceArray<std::uint32_t> d_in(in.size()), d_out(kRows + 1);
+            std::copy(in.begin(), in.end(), d_in.data);
+            std::fill(d_out.data, d_out.data + kRows + 1, 0xA5A5A5A5u);
+            launch_kernel(gpucore::gpu::reduce_rows_subwarp_kernel<std::uint32_t, gpucore::gpu::SumOp, Width,
+                                                                   kPerLane, kThreads, kRowsInFlight>,
+                          grid, kThreads, 0, stream, d_in.data, kRows, cols, d_out.data);
+            ASSERT_EQ(simtStreamSynchronize(stream), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+            for (std::size_t r = 0; r < kRows; ++r) {
+                const std::uint32_t want = std::accumulate(in.begin() + r * cols, in.begin() + (r + 1) * cols,
+                                                           std::uint32_t{0});
+                ASSERT_EQ(d_out.data[r], want) << "row " << r << ", width " << Width << " x " << kPerLane
+                                               << ", cols " << cols << ", grid " << grid;
+            }
+            EXPECT_EQ(d_out.data[kRows], 0xA5A5A5A5u) << "out[rows] written";
+        }
+    }
+}
+
+TEST_F(SimtExecution, SubWarpRowsAtEveryWidthAndElementsPerLane) {
+    // One element per lane: widths 1 .. 32; strided lanes: the widths the launcher has for them.
+    check_sub_warp_rows<1, 1>(stream_);
+    check_sub_warp_rows<2, 1>(stream_);
+    check_sub_warp_rows<4, 1>(stream_);
+    check_sub_warp_rows<8, 1>(stream_);
+    check_sub_warp_rows<16, 1>(stream_);
+    check_sub_warp_rows<32, 1>(stream_);
+    check_sub_warp_rows<4, 2>(stream_);
+    check_sub_warp_rows<8, 2>(stream_);
+    check_sub_warp_rows<16, 2>(stream_);
+    check_sub_warp_rows<4, 4>(stream_);
+    check_sub_warp_rows<8, 4>(stream_);
+    check_sub_warp_rows<16, 4>(stream_);
+    check_sub_warp_rows<4, 8>(stream_);
+    check_sub_warp_rows<8, 8>(stream_);
+    check_sub_warp_rows<16, 8>(stream_);
 }
 
 TEST_F(SimtExecution, SharedMemoryIsPerBlock) {
