@@ -92,6 +92,9 @@ BackendSelection parse_backend_selection(std::string_view text, const char* oper
 Device select_device(const Runtime& runtime, std::string_view text, const char* operation) {
     const BackendSelection selection = parse_backend_selection(text, operation);
 
+    // A file whose backend name is unknown (refused before its table was read: untrusted, wrong
+    // ABI, not a plugin...) may be the one asked for, or a usable second copy of it: every
+    // failed selection names each skipped file with its reason (skipped_candidates).
     if (selection.automatic) {
         for (Backend* backend : runtime.backends()) {
             if (backend->usable() && auto_may_pick(*backend)) return Access::make_device(backend, 0);
@@ -101,14 +104,15 @@ Device select_device(const Runtime& runtime, std::string_view text, const char* 
             why += (why.empty() ? "" : "; ") + backend->name() + ": " + backend->reason();
         }
         throw Error(ErrorCode::backend_unavailable, operation, "", -1,
-                    "no backend reports a device (" + (why.empty() ? std::string("no backends") : why) + ")");
+                    "no backend reports a device (" + (why.empty() ? std::string("no backends") : why) + ")" +
+                        skipped_candidates(runtime));
     }
 
     if (Backend* backend = runtime.find(selection.backend)) {
         if (!backend->usable()) {
             unavailable(operation, backend->name(), selection.device.value_or(-1),
                         "backend " + backend->name() + " (" + backend->source() + ") is unusable: " +
-                            backend->reason());
+                            backend->reason() + skipped_candidates(runtime));
         }
         const int index = selection.device.value_or(0);
         if (index >= backend->device_count()) {
@@ -129,20 +133,17 @@ Device select_device(const Runtime& runtime, std::string_view text, const char* 
         unavailable(operation, selection.backend, selection.device.value_or(-1),
                     "backend " + selection.backend + " did not load: " + refused);
     }
-    // A file whose backend name is unknown (refused before its table was read: untrusted, wrong
-    // ABI, not a plugin...) may be the one asked for: name each with its reason.
-    const std::string skipped = skipped_candidates(runtime);
     if (selection.backend == "cuda" || selection.backend == "hip") {
         unavailable(operation, selection.backend, selection.device.value_or(-1),
                     "the " + selection.backend + " plugin (libgpucore-" + selection.backend +
                         ".so) was not found (searched " + where_plugins_were_sought(runtime) +
-                        "); available backends: " + available_names(runtime) + skipped);
+                        "); available backends: " + available_names(runtime) + skipped_candidates(runtime));
     }
     logger().debug("{}: unknown backend '{}'", operation, selection.backend);
     throw Error(ErrorCode::invalid_argument, operation, "", -1,
                 "unknown backend '" + selection.backend + "'; available backends: " +
                     available_names(runtime) + " (plugins searched in " +
-                    where_plugins_were_sought(runtime) + ")" + skipped);
+                    where_plugins_were_sought(runtime) + ")" + skipped_candidates(runtime));
 }
 
 } // namespace gpucore::detail
