@@ -4,7 +4,8 @@
 # sticky world-writable folder: the plugin trust rule's "trusted sticky" case) into a folder whose
 # name holds a space and non-ASCII letters, makes the source tree read-only, builds out of source
 # (cpu only: the location is under test, not the toolkits) and runs the tests that depend on where
-# files are: loader (trust rule), packaging (install, .debs, docs) and multidevice. Extra arguments
+# files are: loader (trust rule), kernel modules (their search and trust), packaging (install,
+# .debs, docs), Python and multidevice. Extra arguments
 # go to ctest (e.g. -R to run more). CI runs it (.ci/run).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,4 +18,5 @@ chmod -R a-w "$base/src"
 cmake -S "$base/src" -B "$base/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DGPUCORE_ENABLE_CUDA=OFF -DGPUCORE_ENABLE_HIP=OFF >"$base/configure.log" || { cat "$base/configure.log"; exit 1; }
 cmake --build "$base/build" -j"$(nproc)"
-ctest --test-dir "$base/build" --output-on-failure -j"$(nproc)" -R '^(loader|packaging|multidevice)\.' "$@"
+ctest --test-dir "$base/build" --output-on-failure -j"$(nproc)" \
+  -R '^(loader|packaging|multidevice|python)\.|^modules$|^examples\.module_' "$@"
