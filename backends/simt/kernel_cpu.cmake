@@ -16,3 +16,10 @@ target_link_libraries(gpucore_kernel_cpu PUBLIC gpucore::plugin_sdk Boost::conte
 target_compile_features(gpucore_kernel_cpu PUBLIC cxx_std_17)
 set_target_properties(gpucore_kernel_cpu PROPERTIES POSITION_INDEPENDENT_CODE ON
                       CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+# A kernel reads its position (threadIdx, blockIdx...) from a thread_local of a dlopen'ed module:
+# x86-64's default TLS model calls __tls_get_addr for each read; TLS descriptors (gnu2, the
+# default on AArch64) resolve to a load when the loader found static TLS room, as it usually does.
+# PUBLIC: the modules' own code reads it too.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  target_compile_options(gpucore_kernel_cpu PUBLIC $<$<COMPILE_LANGUAGE:CXX>:-mtls-dialect=gnu2>)
+endif()

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <deque>
 #include <map>
-#include <new>
 #include <memory>
+#include <new>
 #include <vector>
 
 // Every stack switch is announced to the sanitizers that track stacks: AddressSanitizer (which
@@ -656,8 +656,15 @@ void warp_exchange(void* value, std::size_t bytes, ExchangeMode mode, int operan
 }
 
 std::string run_block(void (*thread_body)(void*), void* user, const BlockLaunch& launch) {
-    thread_local BlockRunner runner;
-    return runner.run(thread_body, user, launch);
+    // On the heap: the module's TLS block stays small enough for the loader's static TLS room,
+    // where the kernels' reads of their position are plain loads.
+    thread_local std::unique_ptr<BlockRunner> runner;
+    try {
+        if (!runner) runner = std::make_unique<BlockRunner>();
+    } catch (const std::bad_alloc&) {
+        return "no memory for the block runner";
+    }
+    return runner->run(thread_body, user, launch);
 }
 
 } // namespace gpucore::simt

@@ -267,7 +267,16 @@ struct Registrar {
 
 #define GPUCORE_MODULE_CONCAT_(a, b) a##b
 #define GPUCORE_MODULE_CONCAT(a, b) GPUCORE_MODULE_CONCAT_(a, b)
+#if defined(GPUCORE_MODULE_NAME)
 #define GPUCORE_MODULE_KERNEL_AS(name, ...)                                                                \
     static ::gpucore::module_detail::Registrar<&__VA_ARGS__> GPUCORE_MODULE_CONCAT(gpucore_module_kernel_, \
                                                                                  __COUNTER__)(name)
+#else
+// Outside a module build (gpucore_add_kernel_module defines GPUCORE_MODULE_NAME) the same source
+// compiles into an ordinary CUDA, HIP or C++ program: the parameters are still checked, nothing
+// is registered.
+#define GPUCORE_MODULE_KERNEL_AS(name, ...)                                                          \
+    static_assert(::gpucore::module_detail::parameters_of<&__VA_ARGS__>(&__VA_ARGS__) != nullptr, \
+                  "kernel " name " has checked parameters")
+#endif
 #define GPUCORE_MODULE_KERNEL(kernel) GPUCORE_MODULE_KERNEL_AS(#kernel, kernel)
