@@ -10,7 +10,13 @@
 #
 #   tools/gpu_check.sh <report-dir> [step...]
 #
-# Steps (default: all, in this order): env build test stress sanitize profile bench ladder sweep multi
+# Steps (default: all, in this order): env build test stress sanitize modules python profile bench
+#   ladder sweep multi
+#   modules: kernel modules on the cuda device: the examples (cuda, then cpu, one binary each),
+#   compute-sanitizer memcheck and racecheck over the module tests, gpucore_module_bench (beside
+#   thrust and the kernels compiled in) and gpucore_module_cpu_bench (cpu beside OpenMP).
+#   python: pytest over python/tests with GPU_BACKEND=cuda (torch/CuPy exchange included) and
+#   python/benchmarks/bench_python.py on cuda:0, with the interpreter the module was built for.
 #   sweep: gpucore_sweep_bench, every op and dtype over the whole range of shapes beside the best
 #   peer (about 2-4 minutes on an H200); its JSON, table and plot land in the report folder.
 #   sweep-quick instead of sweep: the same program on a few shapes (a smoke test, seconds).
@@ -18,7 +24,8 @@
 #   tests (gpucore_multidevice_tests, then memcheck over their cuda pairs), examples/multi_gpu and
 #   examples/mpi_reduce with 1 and 2 ranks (GPU_BACKEND=cuda; one GPU per rank). On one GPU the
 #   parts that need two say they skipped.
-# Environment: GPUCORE_CUDA_ARCH (default 90), GPUCORE_GPU_BUILD_DIR (default build-gpucheck),
+# Environment: GPUCORE_PYTHON (the interpreter to build the Python module for; default
+#   /opt/torch/.venv/bin/python where it exists), GPUCORE_CUDA_ARCH (default 90), GPUCORE_GPU_BUILD_DIR (default build-gpucheck),
 #   GPUCORE_CHECK_JOBS (default nproc), GPUCORE_SANITIZER_TIMEOUT (seconds per compute-sanitizer
 #   run, 900), GPUCORE_PROFILE_TIMEOUT (seconds per ncu run, 600),
 #   GPUCORE_COMMIT (shown in the report when the tree is not a git checkout).
@@ -26,7 +33,8 @@
 # profile step records a skip, not a failure.
 # If a folder .deps/ exists (headers + CMake configs of CLI11 / nlohmann-json for machines that
 # lack them), it is added to CMAKE_PREFIX_PATH.
-# Outputs (13 files): report.txt (every step, status, key lines), summary.json, gpu_bench.json,
+# Outputs: report.txt (every step, status, key lines), summary.json, module_bench.json,
+# python_bench.json, gpu_bench.json,
 # gpucore_bench.json, bandwidth.png (when matplotlib is available), profiles.txt (every ncu
 # profile in full, one header per case), ladder.json, ladder.md (its table, for BENCHMARKS.md),
 # ladder.png (when matplotlib is available), sweep.json, sweep.md (the cases below 1.00x of the
@@ -37,17 +45,19 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 if [ $# -lt 1 ]; then
-  echo "usage: $0 <report-dir> [env|build|test|stress|sanitize|profile|bench|ladder|sweep|sweep-quick|multi ...]" >&2
+  echo "usage: $0 <report-dir> [env|build|test|stress|sanitize|modules|python|profile|bench|ladder|sweep|sweep-quick|multi ...]" >&2
   exit 2
 fi
 REPORT=$(mkdir -p "$1" && cd "$1" && pwd)
 shift
-STEPS=${*:-env build test stress sanitize profile bench ladder sweep multi}
+STEPS=${*:-env build test stress sanitize modules python profile bench ladder sweep multi}
 ARCH=${GPUCORE_CUDA_ARCH:-90}
 BUILD=${GPUCORE_GPU_BUILD_DIR:-build-gpucheck}
 JOBS=${GPUCORE_CHECK_JOBS:-$(nproc)}
 SAN_TIMEOUT=${GPUCORE_SANITIZER_TIMEOUT:-900}
 PROFILE_TIMEOUT=${GPUCORE_PROFILE_TIMEOUT:-600}
+PYTHON=${GPUCORE_PYTHON:-}
+if [ -z "$PYTHON" ] && [ -x /opt/torch/.venv/bin/python ]; then PYTHON=/opt/torch/.venv/bin/python; fi
 LOGS=$(mktemp -d)
 SUMMARY="$LOGS/summary.tsv"
 : >"$SUMMARY"
@@ -108,6 +118,7 @@ fi
 if has_step build; then
   PREFIX=()
   [ -d .deps ] && PREFIX=(-DCMAKE_PREFIX_PATH="$PWD/.deps")
+  [ -n "$PYTHON" ] && PREFIX+=(-DPython3_EXECUTABLE="$PYTHON")
   run configure cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DGPUCORE_ENABLE_CUDA=ON -DGPUCORE_ENABLE_HIP=OFF "${PREFIX[@]}"
   run build cmake --build "$BUILD" -j"$JOBS"
@@ -169,6 +180,44 @@ if has_step sanitize; then
       "${extra[@]}" --error-exitcode 17 "$BIN/gpucore_gpu_kernel_tests" --gtest_filter="$KERNEL_FILTER"
     report_lines "sanitize_${tool}_kernels" "$SANITIZER_LINES"
   done
+fi
+
+if has_step modules; then
+  # One binary per example, run on cuda and then on cpu with only GPU_BACKEND changed.
+  for example in saxpy histogram matmul; do
+    for backend in cuda cpu; do
+      GPU_BACKEND=$backend run "module_${example}_${backend}" "$BIN/examples/module_$example"
+      tail -2 "$LOGS/module_${example}_${backend}.log" | sed 's/^/   /' | tee -a "$REPORT/report.txt"
+    done
+  done
+  for tool in memcheck racecheck; do
+    extra=()
+    [ "$tool" = memcheck ] && extra=(--leak-check full)
+    run "sanitize_${tool}_modules" timeout "$SAN_TIMEOUT" "$SANITIZER" --tool "$tool" "${extra[@]}" \
+      --error-exitcode 17 "$BIN/gpucore_module_tests" --gtest_filter='*cuda*'
+    report_lines "sanitize_${tool}_modules" "$SANITIZER_LINES"
+  done
+  MODULE_DIR="$(cd "$BIN/examples" && pwd)"
+  if [ -x "$BIN/gpucore_module_bench" ]; then
+    GPUCORE_MODULE_PATH=$MODULE_DIR run module_bench "$BIN/gpucore_module_bench" --json "$REPORT/module_bench.json"
+    sed -n '/^kernel modules on/,$p' "$LOGS/module_bench.log" | sed 's/^/   /' | tee -a "$REPORT/report.txt"
+  fi
+  GPUCORE_MODULE_PATH=$MODULE_DIR run module_cpu_bench "$BIN/gpucore_module_cpu_bench"
+  sed -n '/^kernel modules on/,$p' "$LOGS/module_cpu_bench.log" | sed 's/^/   /' | tee -a "$REPORT/report.txt"
+fi
+
+if has_step python; then
+  PY_PATH=$(echo "$PWD/$BUILD"/lib/python3*/*-packages)
+  if [ -z "$PYTHON" ] || [ ! -d "$PY_PATH/gpucore" ]; then
+    echo "== python: skipped (no interpreter given, or the module was not built: $PY_PATH)" | tee -a "$REPORT/report.txt"
+  else
+    GPU_BACKEND=cuda PYTHONPATH=$PY_PATH PYTHONDONTWRITEBYTECODE=1 run python_tests_cuda \
+      "$PYTHON" -m pytest -v -p no:cacheprovider python/tests
+    report_lines python_tests_cuda " passed| failed| skipped|SKIPPED|FAILED"
+    PYTHONPATH=$PY_PATH run python_bench "$PYTHON" python/benchmarks/bench_python.py --device cuda:0 \
+      --json "$REPORT/python_bench.json"
+    tail -20 "$LOGS/python_bench.log" | sed 's/^/   /' | tee -a "$REPORT/report.txt"
+  fi
 fi
 
 if has_step profile; then
