@@ -424,8 +424,9 @@ TEST(Loader, SelectingABackendWhoseFileWasSkippedUnderAnyNameNamesTheFileAndWhy)
         const std::string untrusted = open + "/" + untrusted_name, wrong_abi = dir + "/" + abi_name + ".so";
         copy_file(GPUCORE_TEMPLATE_PLUGIN_PATH, untrusted);
         copy_file(GPUCORE_FIXTURE_ABI2_PATH, wrong_abi);
+        // A loaded backend, the backend of the wrong-ABI file, and a backend no file provides.
         for (const std::string& backend : {std::string("template"), std::string("fixture-abi2"),
-                                           std::string("cuda")}) {
+                                           std::string("vendor-x")}) {
             SCOPED_TRACE(backend + " " + untrusted);
             ProbeOptions options;
             options.environment = {{"GPUCORE_PLUGIN_PATH", untrusted + ":" + wrong_abi}, {"GPU_BACKEND", backend}};

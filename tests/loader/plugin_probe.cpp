@@ -5,6 +5,8 @@
 //   candidate <TAB> loaded|skipped <TAB> backend <TAB> path <TAB> reason
 //   backend   <TAB> name <TAB> usable|unusable <TAB> device count <TAB> source <TAB> reason <TAB> version
 //   selected  <TAB> backend:index             (default_device(), i.e. GPU_BACKEND)
+//   compute_units <TAB> N                     (of the selected device)
+//   cpu_threads <TAB> N                       (the cpu backend's worker threads, whatever is selected)
 //   error     <TAB> code <TAB> message        (when default_device() throws)
 //   run       <TAB> ok|FAILED <TAB> detail    (vector_add of 1000 f32 on the selected device)
 //   race      <TAB> ok|FAILED <TAB> detail    (--race N: N threads start the runtime at once)
@@ -158,6 +160,11 @@ int main(int argc, char** argv) {
             selected = gpucore::default_device();
             std::printf("selected\t%s\n", selected.to_string().c_str());
             std::printf("compute_units\t%u\n", selected.properties().compute_units);
+        } catch (const gpucore::Error& e) {
+            std::printf("error\t%s\t%s\n", gpucore::to_string(e.code()), one_line(e.what()).c_str());
+        }
+        try {
+            std::printf("cpu_threads\t%u\n", gpucore::select_device("cpu").properties().compute_units);
         } catch (const gpucore::Error& e) {
             std::printf("error\t%s\t%s\n", gpucore::to_string(e.code()), one_line(e.what()).c_str());
         }

@@ -116,9 +116,12 @@ TEST(SecureEnvironment, SetuidProgramIgnoresEveryGpucoreVariable) {
 }
 
 // The value after "compute_units\t" in the probe's output (the cpu device's thread count); -1 if none.
+// The cpu backend's thread count as the probe prints it. A setuid program ignores GPU_BACKEND too
+// (secure_getenv), so its selected device may be a GPU: the probe prints the cpu's count apart.
 int compute_units(const std::string& output) {
-    const auto at = output.find("compute_units\t");
-    return at == std::string::npos ? -1 : std::atoi(output.c_str() + at + 14);
+    const std::string key = "cpu_threads\t";
+    const auto at = output.find(key);
+    return at == std::string::npos ? -1 : std::atoi(output.c_str() + at + key.size());
 }
 
 TEST(SecureEnvironment, SetuidProgramIgnoresOmpNumThreads) {
