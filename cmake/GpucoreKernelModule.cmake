@@ -40,6 +40,23 @@ function(gpucore_kernel_module_units out_var folder prefix extension)
   set(${out_var} ${units} PARENT_SCOPE)
 endfunction()
 
+# Adds ${name}_module_${kind}, the file `<out>/<name>.gpucore-<kind>.so` built from ARGN: the
+# manifest's definitions, hidden symbols, only the entry exported (version script `exports`); the
+# target `name` builds it.
+function(gpucore_kernel_module_file name kind target_text out exports)
+  set(target ${name}_module_${kind})
+  add_library(${target} MODULE ${ARGN})
+  target_compile_definitions(${target} PRIVATE
+    GPUCORE_MODULE_NAME="${name}" GPUCORE_MODULE_KIND="${kind}" GPUCORE_MODULE_TARGETS="${target_text}")
+  target_compile_features(${target} PRIVATE cxx_std_17)
+  set_target_properties(${target} PROPERTIES
+    OUTPUT_NAME "${name}.gpucore-${kind}" PREFIX "" SUFFIX ".so"
+    LIBRARY_OUTPUT_DIRECTORY "${out}"
+    CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  target_link_options(${target} PRIVATE "LINKER:--version-script=${exports}")
+  add_dependencies(${name} ${target})
+endfunction()
+
 function(gpucore_add_kernel_module name)
   cmake_parse_arguments(ARG "" "OUTPUT_DIRECTORY" "SOURCES;CUDA_ARCHITECTURES;HIP_ARCHITECTURES" ${ARGN})
   if(NOT name MATCHES "^[A-Za-z0-9_.-]+$")
@@ -67,19 +84,11 @@ function(gpucore_add_kernel_module name)
   # The CPU module: every source compiled as C++ (a .cu file through a generated .cpp).
   if(TARGET gpucore::kernel_cpu)
     gpucore_kernel_module_units(units ${generated} cpu_ .cpp ${ARG_SOURCES})
-    add_library(${name}_module_cpu MODULE ${units} ${entry})
-    target_compile_definitions(${name}_module_cpu PRIVATE
-      GPUCORE_MODULE_NAME="${name}" GPUCORE_MODULE_KIND="cpu" GPUCORE_MODULE_TARGETS="${CMAKE_SYSTEM_PROCESSOR}")
+    gpucore_kernel_module_file(${name} cpu "${CMAKE_SYSTEM_PROCESSOR}" "${out}" ${exports} ${units} ${entry})
     target_link_libraries(${name}_module_cpu PRIVATE gpucore::kernel_cpu)
-    target_compile_features(${name}_module_cpu PRIVATE cxx_std_17)
     # #pragma unroll is nvcc's and hipcc's.
     target_compile_options(${name}_module_cpu PRIVATE -Wno-unknown-pragmas)
-    set_target_properties(${name}_module_cpu PROPERTIES
-      OUTPUT_NAME "${name}.gpucore-cpu" PREFIX "" SUFFIX ".so"
-      LIBRARY_OUTPUT_DIRECTORY ${out}
-      CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
-    target_link_options(${name}_module_cpu PRIVATE "LINKER:--no-undefined" "LINKER:--version-script=${exports}")
-    add_dependencies(${name} ${name}_module_cpu)
+    target_link_options(${name}_module_cpu PRIVATE "LINKER:--no-undefined")
   endif()
 
   # The CUDA module.
@@ -103,20 +112,13 @@ function(gpucore_add_kernel_module name)
     endforeach()
     list(JOIN targets " " target_text)
     gpucore_kernel_module_units(units ${generated} cuda_ .cu ${ARG_SOURCES})
-    add_library(${name}_module_cuda MODULE ${units} ${entry})
-    target_compile_definitions(${name}_module_cuda PRIVATE
-      GPUCORE_MODULE_NAME="${name}" GPUCORE_MODULE_KIND="cuda" GPUCORE_MODULE_TARGETS="${target_text}")
+    gpucore_kernel_module_file(${name} cuda "${target_text}" "${out}" ${exports} ${units} ${entry})
     target_link_libraries(${name}_module_cuda PRIVATE gpucore::plugin_sdk)
-    target_compile_features(${name}_module_cuda PRIVATE cxx_std_17)
     set_target_properties(${name}_module_cuda PROPERTIES
-      OUTPUT_NAME "${name}.gpucore-cuda" PREFIX "" SUFFIX ".so"
-      LIBRARY_OUTPUT_DIRECTORY ${out}
       CUDA_ARCHITECTURES "${archs}"
       # Static cudart: the module loads where no CUDA runtime is installed, as the plugin does.
       CUDA_RUNTIME_LIBRARY Static
-      CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
-    target_link_options(${name}_module_cuda PRIVATE "LINKER:--version-script=${exports}")
-    add_dependencies(${name} ${name}_module_cuda)
+      CUDA_VISIBILITY_PRESET hidden)
   endif()
 
   # The HIP module: hipcc compiles the kernels for every target; the entry is plain C++.
@@ -149,16 +151,8 @@ function(gpucore_add_kernel_module name)
       ARCHITECTURES ${archs}
       FLAGS "-I$<JOIN:$<TARGET_PROPERTY:${sdk},INTERFACE_INCLUDE_DIRECTORIES>,$<SEMICOLON>-I>"
       DEPENDS ${sources})
-    add_library(${name}_module_hip MODULE ${entry} ${objects})
-    target_compile_definitions(${name}_module_hip PRIVATE
-      GPUCORE_MODULE_NAME="${name}" GPUCORE_MODULE_KIND="hip" GPUCORE_MODULE_TARGETS="${target_text}")
+    gpucore_kernel_module_file(${name} hip "${target_text}" "${out}" ${exports} ${entry} ${objects})
     target_link_libraries(${name}_module_hip PRIVATE gpucore::plugin_sdk ${GPUCORE_AMDHIP64_LIBRARY})
-    target_compile_features(${name}_module_hip PRIVATE cxx_std_17)
-    set_target_properties(${name}_module_hip PROPERTIES
-      OUTPUT_NAME "${name}.gpucore-hip" PREFIX "" SUFFIX ".so"
-      LIBRARY_OUTPUT_DIRECTORY ${out}
-      CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
-    target_link_options(${name}_module_hip PRIVATE "LINKER:--no-undefined" "LINKER:--version-script=${exports}")
-    add_dependencies(${name} ${name}_module_hip)
+    target_link_options(${name}_module_hip PRIVATE "LINKER:--no-undefined")
   endif()
 endfunction()
