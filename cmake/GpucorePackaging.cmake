@@ -2,7 +2,8 @@
 # Debian packages, one per install component: `cpack -G DEB` in the build folder makes
 #   libgpucore0          component runtime      libgpucore.so.N (with the built-in cpu backend)
 #   libgpucore-dev       component dev          headers, CMake package, gpucore.pc, plugin SDK,
-#                                               gpucore-conformance (tests a plugin)
+#                                               kernel modules (dialect, gpucore_add_kernel_module,
+#                                               libgpucore_kernel_cpu.a), gpucore-conformance
 #   gpucore-plugin-cuda  component plugin_cuda  libgpucore-cuda.so   (when the CUDA plugin is built)
 #   gpucore-plugin-hip   component plugin_hip   libgpucore-hip.so    (when the HIP plugin is built)
 #   gpucore-tools        component tools        the gpucore command and the examples
@@ -59,8 +60,9 @@ set(CPACK_COMPONENT_DEV_DEPENDS runtime)
 string(JOIN "\n" CPACK_COMPONENT_DEV_DESCRIPTION
   "gpucore development files and plugin SDK"
   "Headers, CMake package (find_package(gpucore)), pkg-config file, the plugin"
-  "contract and gpucore_add_plugin(), and gpucore-conformance, which runs the"
-  "conformance suite on a plugin.")
+  "contract and gpucore_add_plugin(), the kernel dialect with"
+  "gpucore_add_kernel_module() and the static CPU execution its modules link, and"
+  "gpucore-conformance, which runs the conformance suite on a plugin.")
 
 set(CPACK_DEBIAN_PLUGIN_CUDA_PACKAGE_NAME gpucore-plugin-cuda)
 set(CPACK_COMPONENT_PLUGIN_CUDA_DEPENDS runtime)

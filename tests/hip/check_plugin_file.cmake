@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
-# cmake -DPLUGIN=<libgpucore-hip.so> -DARCHITECTURES=<gfx908;...> -DREADELF=<readelf> -P check_plugin_file.cmake
+# cmake -DPLUGIN=<libgpucore-hip.so> -DARCHITECTURES=<gfx908;...> -DREADELF=<readelf>
+#       [-DENTRY=<symbol>] [-DMANIFEST=<line;line...>] -P check_plugin_file.cmake
 #
-# Checks the built HIP plugin file itself, with binutils' readelf (independent of gpucore's own
-# ELF reading):
-#  - the dynamic symbol table defines exactly one global symbol, the entry point;
+# Checks a built HIP plugin or HIP kernel module file itself, with binutils' readelf (independent
+# of gpucore's own ELF reading):
+#  - the dynamic symbol table defines exactly one global symbol, the entry point ENTRY (default:
+#    the plugin's, gpucore_plugin_entry_v1);
+#  - a kernel module's manifest section holds each of the MANIFEST lines;
 #  - it depends on libamdhip64 (the HIP runtime, loaded from the system) and has no RPATH/RUNPATH
 #    (an empty RUNPATH entry would make the loader search the working directory);
 #  - it embeds a code object for every offload target it was built for.
@@ -13,6 +16,9 @@ foreach(var PLUGIN ARCHITECTURES READELF)
   endif()
 endforeach()
 set(failures "")
+if(NOT DEFINED ENTRY)
+  set(ENTRY gpucore_plugin_entry_v1)
+endif()
 
 # readelf --dyn-syms -W: Num: Value Size Type Bind Vis Ndx Name
 execute_process(COMMAND ${READELF} --dyn-syms -W ${PLUGIN}
@@ -29,8 +35,20 @@ foreach(line IN LISTS lines)
     endif()
   endif()
 endforeach()
-if(NOT exported STREQUAL "gpucore_plugin_entry_v1")
-  string(APPEND failures "exported symbols are [${exported}], want only gpucore_plugin_entry_v1\n")
+if(NOT exported STREQUAL ENTRY)
+  string(APPEND failures "exported symbols are [${exported}], want only ${ENTRY}\n")
+endif()
+
+if(DEFINED MANIFEST)
+  execute_process(COMMAND ${READELF} -p .gpucore_module ${PLUGIN} OUTPUT_VARIABLE dump RESULT_VARIABLE status)
+  # readelf prints the section's text with each newline as the two characters "\n".
+  string(REPLACE "\\n" "\n" dump "${dump}")
+  foreach(line IN LISTS MANIFEST)
+    string(FIND "${dump}" "${line}\n" at)
+    if(status OR at EQUAL -1)
+      string(APPEND failures "no manifest line '${line}' in section .gpucore_module:\n${dump}\n")
+    endif()
+  endforeach()
 endif()
 
 execute_process(COMMAND ${READELF} -d -W ${PLUGIN} OUTPUT_VARIABLE dynamic RESULT_VARIABLE status)
@@ -56,5 +74,5 @@ endforeach()
 if(failures)
   message(FATAL_ERROR "${PLUGIN}:\n${failures}")
 endif()
-message(STATUS "${PLUGIN}: exports only gpucore_plugin_entry_v1, needs libamdhip64, no RUNPATH, "
+message(STATUS "${PLUGIN}: exports only ${ENTRY}, needs libamdhip64, no RUNPATH, "
                "code objects for ${ARCHITECTURES}")

@@ -115,9 +115,15 @@ step "libgpucore-dev: headers, CMake package, pkg-config, plugin SDK, conformanc
 for path in '/include/gpucore/gpucore\.hpp$' '/include/gpucore/version\.hpp$' '/include/gpucore/plugin\.h$' \
             '/cmake/gpucore/gpucoreConfig\.cmake$' '/cmake/gpucore/GpucorePlugin\.cmake$' \
             '/cmake/gpucore/plugin\.map$' '/pkgconfig/gpucore\.pc$' '/libgpucore\.so$' \
-            '/bin/gpucore-conformance$'; do
+            '/bin/gpucore-conformance$' '/cmake/gpucore/GpucoreKernelModule\.cmake$' \
+            '/cmake/gpucore/GpucoreHip\.cmake$' '/include/gpucore/kernel\.hpp$' '/include/gpucore/module\.h$'; do
   has libgpucore-dev "$path"
 done
+# The CPU execution that kernel modules built for the CPU link, where it was built (Boost.Context).
+if [ -n "$(find "$build" -maxdepth 1 -name libgpucore_kernel_cpu.a)" ]; then
+  has libgpucore-dev '/libgpucore_kernel_cpu\.a$'
+  has libgpucore-dev '/cmake/gpucore/gpucoreKernelCpuTargets\.cmake$'
+fi
 depends_on libgpucore-dev "libgpucore$major \(= $version\)"
 
 step "gpucore-tools: the command and the examples"

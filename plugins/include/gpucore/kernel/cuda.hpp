@@ -39,6 +39,9 @@ template <class T>
 __device__ __forceinline__ T shfl_up(T v, unsigned delta, int width) { return __shfl_up_sync(kFullMask, v, delta, width); }
 __device__ __forceinline__ std::uint64_t ballot(bool predicate) { return __ballot_sync(kFullMask, predicate); }
 
+// atomicMin and atomicMax take long long.
+inline constexpr bool kSigned64MinMax = true;
+
 } // namespace gpucore::kernel::vendor
 
 #include "gpucore/kernel/gpu_atomics.hpp"

@@ -27,15 +27,37 @@ __device__ __forceinline__ T atomic_add(T* p, T v) {
         return static_cast<T>(atomicAdd(native(p), static_cast<N>(v)));
     }
 }
+// The minimum or maximum of a signed 64-bit word by compare-and-swap, where the runtime has no
+// native one (kSigned64MinMax in the vendor header): returns the old value, as atomicMin does.
+template <class T, class Better>
+__device__ __forceinline__ T atomic_pick_by_cas(T* p, T v, Better better) {
+    using U = unsigned long long;
+    U* word = reinterpret_cast<U*>(p);
+    U seen = *reinterpret_cast<volatile U*>(word);
+    while (better(v, static_cast<T>(seen))) {
+        const U prior = atomicCAS(word, seen, static_cast<U>(v));
+        if (prior == seen) break;
+        seen = prior;
+    }
+    return static_cast<T>(seen);
+}
 template <class T>
 __device__ __forceinline__ T atomic_min(T* p, T v) {
-    using N = std::remove_pointer_t<decltype(native(p))>;
-    return static_cast<T>(atomicMin(native(p), static_cast<N>(v)));
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) == 8 && !kSigned64MinMax) {
+        return atomic_pick_by_cas(p, v, [](T a, T b) { return a < b; });
+    } else {
+        using N = std::remove_pointer_t<decltype(native(p))>;
+        return static_cast<T>(atomicMin(native(p), static_cast<N>(v)));
+    }
 }
 template <class T>
 __device__ __forceinline__ T atomic_max(T* p, T v) {
-    using N = std::remove_pointer_t<decltype(native(p))>;
-    return static_cast<T>(atomicMax(native(p), static_cast<N>(v)));
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T> && sizeof(T) == 8 && !kSigned64MinMax) {
+        return atomic_pick_by_cas(p, v, [](T a, T b) { return a > b; });
+    } else {
+        using N = std::remove_pointer_t<decltype(native(p))>;
+        return static_cast<T>(atomicMax(native(p), static_cast<N>(v)));
+    }
 }
 template <class T>
 __device__ __forceinline__ T atomic_exchange(T* p, T v) {

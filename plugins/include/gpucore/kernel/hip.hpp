@@ -39,6 +39,9 @@ template <class T>
 __device__ __forceinline__ T shfl_up(T v, unsigned delta, int width) { return __shfl_up(v, delta, width); }
 __device__ __forceinline__ std::uint64_t ballot(bool predicate) { return __ballot(predicate); }
 
+// ROCm 5.2's atomicMin and atomicMax have no long long form (only the unsigned 64-bit ones).
+inline constexpr bool kSigned64MinMax = false;
+
 } // namespace gpucore::kernel::vendor
 
 #include "gpucore/kernel/gpu_atomics.hpp"
