@@ -63,7 +63,7 @@ void copy_peer(const DeviceRange& dst, const DeviceRange& src, Stream* stream, c
     // Captured before the internal stream is taken: no registry lock is held while waiting for it.
     // run_blocking itself orders the internal stream after the destination device's streams.
     const DeviceWork source_side(backend, from, operation);
-    backend.run_blocking(to, operation, [&](gpucore_stream internal) {
+    backend.streams().run_blocking(to, operation, [&](gpucore_stream internal) {
         source_side.order_before(internal, to, operation);
         backend.call(operation, to, slot, dst.data, to, src.data, from, dst.bytes, internal);
     });
@@ -71,7 +71,7 @@ void copy_peer(const DeviceRange& dst, const DeviceRange& src, Stream* stream, c
 
 // Waits for `stream` and reports the first failure of its work under `operation`.
 void finish(Backend& backend, const Stream& stream, const char* operation) {
-    backend.synchronize_stream(Access::index(Access::device(stream)), Access::handle(stream), operation);
+    backend.streams().synchronize_stream(Access::index(Access::device(stream)), Access::handle(stream), operation);
 }
 
 void copy_staged(const DeviceRange& dst, const DeviceRange& src, const char* operation) {

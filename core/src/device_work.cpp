@@ -72,7 +72,7 @@ EventPool& event_pool() {
 DeviceWork::DeviceWork(Backend& backend, int device, const char* operation)
     : backend_(backend), device_(device) {
     try {
-        backend.for_each_known_stream(device, [&](gpucore_stream stream) {
+        backend.streams().for_each_known_stream(device, [&](gpucore_stream stream) {
             events_.push_back(event_pool().take(backend, device, operation));
             backend.call(operation, device, backend.api().event_record, events_.back(), stream);
         });

@@ -190,7 +190,7 @@ void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in
 void order_after_device_work(Stream& stream, const char* operation) {
     require_valid(stream, operation);
     const Device& device = Access::device(stream);
-    Access::backend(device)->order_after_other_streams(Access::index(device), Access::handle(stream), operation);
+    Access::backend(device)->streams().order_after_other_streams(Access::index(device), Access::handle(stream), operation);
 }
 
 } // namespace gpucore::detail
