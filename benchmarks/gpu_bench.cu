@@ -121,8 +121,7 @@ public:
     }
 
     // Runs each side untimed for kSettleMs first. Memory just allocated runs slow for its first
-    // milliseconds of use (H200, 1 GiB freed and allocated again: a reduce over it took 276 us for
-    // its first 20 launches, then 239 us), which would fall on whichever side is timed first.
+    // milliseconds of use (BENCHMARKS.md, Method), which would fall on whichever side is timed first.
     template <class Ours, class Theirs>
     void settle(Ours&& ours, Theirs&& theirs) {
         constexpr double kSettleMs = 30;

@@ -81,7 +81,7 @@ void cpu_plan(Plan& p) {
     for (int k : {10, 14, 18, 22}) p.reduce(DType::f32, ReduceOp::sum, pow2(k));
     p.reduce(DType::f32, ReduceOp::sum, pow2(26), target + ">= 1.5x numpy sum (tools/cpu_peers.py)");
     // The 16-bit types' bandwidth is compared where both sides are bound by memory, not by the
-    // fixed cost of a parallel launch (2^22 f16 elements take about 0.1 ms on 16 cores).
+    // fixed cost of a parallel launch (which dominates a 2^22-element reduce on a many-core host).
     for (DType t : other_dtypes()) {
         p.reduce(t, ReduceOp::sum, pow2(22));
         if (accumulates_in_wider_type(t))

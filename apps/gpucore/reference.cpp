@@ -4,8 +4,8 @@
 //    sum's worst case is about u * log2(n) * sum |x|; the factor 2 and the +8 leave room for
 //    blocked variants that add a few elements serially at the leaves. One long serial float
 //    accumulator over millions of mostly positive values fails it (its typical error grows like
-//    u * sqrt(n)), which is the point: the issue asks for accurate sums. The reference itself is a
-//    compensated (Neumaier) double sum, good to a few u64 * sum |x|.
+//    u * sqrt(n)), which is the point: gpucore promises accurate sums, not just fast ones. The
+//    reference itself is a compensated (Neumaier) double sum, good to a few u64 * sum |x|.
 //  - prod: relative |error| <= (u + u64) * (4 * sqrt(n) + 8): seven standard deviations of a
 //    random walk of n independent roundings of at most u each. Roundings are not always
 //    independent (a tree product of values near 1.0 is biased by ties), so the command's own

@@ -64,9 +64,8 @@ inline constexpr std::size_t kLanes = kVectors * kVectorBytes / sizeof(T);
 inline constexpr std::size_t kLeaf = 1024;
 // How far ahead of the block being read a leaf asks for data (prefetch). The 16-bit loaders spend
 // about three times the instructions per byte that float's do, so the out-of-order window alone
-// keeps fewer cache misses in flight. 16-core Xeon (300 MiB L3), inputs rotated past it, GB/s
-// without / with 4 KiB ahead: reduce_rows 8192 x 8192 f16 105, 104 / 144, 131; f32 143, 135 /
-// 165, 153; reduce 2^26 f16 125, 105 / 119, 131; f32 147, 155 / 165, 162.
+// keeps fewer cache misses in flight; asking 4 KiB ahead raises every type, f32 too (timings in
+// BENCHMARKS.md, "The reduce's launch policy per element size, and the cpu reduce's prefetch").
 inline constexpr std::size_t kPrefetchBytes = 4096;
 inline constexpr std::size_t kCacheLineBytes = 64;
 // Elements per work item: 256 KiB of f32, long enough to amortise scheduling, short enough to

@@ -20,7 +20,7 @@ struct Access {
     static gpucore_event handle(const Event& event) noexcept {
         return static_cast<gpucore_event>(event.handle_);
     }
-    // The core's record of a valid stream (backend.hpp).
+    // The core's record of a valid stream (stream_ordering.hpp).
     static StreamRecord& record(const Stream& stream) noexcept {
         return *static_cast<StreamRecord*>(stream.record_);
     }

@@ -134,7 +134,7 @@ void run_copy(const MemoryRange& on, void* dst, const void* src, std::size_t byt
         backend.call(operation, device, backend.api().copy, dst, src, bytes, kind, Access::handle(*stream));
         return;
     }
-    backend.run_blocking(device, operation, [&](gpucore_stream internal) {
+    backend.streams().run_blocking(device, operation, [&](gpucore_stream internal) {
         backend.call(operation, device, backend.api().copy, dst, src, bytes, kind, internal);
     });
 }
@@ -253,7 +253,7 @@ void Allocation::release() noexcept {
         // The device may still be using the memory: wait for every stream we know of first. A
         // failure of their work is not ours to report: it stays with its stream for the owner's
         // next synchronize.
-        backend.synchronize_known_streams(index);
+        backend.streams().synchronize_known_streams(index);
         gpucore_message message;
         message.text[0] = '\0';
         if (backend.invoke("Buffer::~Buffer", message, backend.api().deallocate, index, to_plugin(kind_), ptr_) !=
@@ -377,7 +377,7 @@ void fill(const MemoryRange& dst, const void* value, std::size_t element_size, S
                      Access::handle(*stream));
         return;
     }
-    backend.run_blocking(device, operation, [&](gpucore_stream internal) {
+    backend.streams().run_blocking(device, operation, [&](gpucore_stream internal) {
         backend.call(operation, device, backend.api().fill, dst.data(), value, element_size, count, internal);
     });
 }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "access.hpp"
-#include "device_work.hpp"
+#include "device_work_fence.hpp"
 #include "environment.hpp"
 #include "staging_buffers.hpp"
 
@@ -54,7 +54,7 @@ void copy_peer(const DeviceRange& dst, const DeviceRange& src, Stream* stream, c
         // Later blocking calls on the stream's device must wait for this copy as for any op.
         const EnqueueNote note(*stream);
         const int stream_device = Access::index(Access::device(*stream));
-        const DeviceWork other_side(backend, stream_device == to ? from : to, operation);
+        const DeviceWorkFence other_side(backend, stream_device == to ? from : to, operation);
         other_side.order_before(Access::handle(*stream), stream_device, operation);
         backend.call(operation, stream_device, slot, dst.data, to, src.data, from, dst.bytes,
                      Access::handle(*stream));
@@ -62,8 +62,8 @@ void copy_peer(const DeviceRange& dst, const DeviceRange& src, Stream* stream, c
     }
     // Captured before the internal stream is taken: no registry lock is held while waiting for it.
     // run_blocking itself orders the internal stream after the destination device's streams.
-    const DeviceWork source_side(backend, from, operation);
-    backend.run_blocking(to, operation, [&](gpucore_stream internal) {
+    const DeviceWorkFence source_side(backend, from, operation);
+    backend.streams().run_blocking(to, operation, [&](gpucore_stream internal) {
         source_side.order_before(internal, to, operation);
         backend.call(operation, to, slot, dst.data, to, src.data, from, dst.bytes, internal);
     });
@@ -71,7 +71,7 @@ void copy_peer(const DeviceRange& dst, const DeviceRange& src, Stream* stream, c
 
 // Waits for `stream` and reports the first failure of its work under `operation`.
 void finish(Backend& backend, const Stream& stream, const char* operation) {
-    backend.synchronize_stream(Access::index(Access::device(stream)), Access::handle(stream), operation);
+    backend.streams().synchronize_stream(Access::index(Access::device(stream)), Access::handle(stream), operation);
 }
 
 void copy_staged(const DeviceRange& dst, const DeviceRange& src, const char* operation) {
@@ -81,8 +81,8 @@ void copy_staged(const DeviceRange& dst, const DeviceRange& src, const char* ope
     const int to = Access::index(dst.device);
     const std::size_t bytes = dst.bytes;
 
-    const DeviceWork source_side(reader_backend, from, operation);
-    const DeviceWork destination_side(writer_backend, to, operation);
+    const DeviceWorkFence source_side(reader_backend, from, operation);
+    const DeviceWorkFence destination_side(writer_backend, to, operation);
 
     // Pinned memory of the side that moves data over a link; the source's when both do. A side
     // without pinned memory leaves it to the other, and ordinary host memory serves when neither

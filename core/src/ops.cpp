@@ -111,8 +111,6 @@ private:
     int device_ = -1;
 };
 
-std::string n(std::size_t value) { return std::to_string(value); }
-
 } // namespace
 
 void vector_add(Stream& stream, DType dtype, const MemoryRange& a, const MemoryRange& b,
@@ -124,7 +122,8 @@ void vector_add(Stream& stream, DType dtype, const MemoryRange& a, const MemoryR
     check.buffer(b, "b");
     check.buffer(c, "c");
     if (n_a != n_b || n_a != n_c) {
-        check.fail("buffer lengths differ (a: " + n(n_a) + ", b: " + n(n_b) + ", c: " + n(n_c) + ")");
+        check.fail("buffer lengths differ (a: " + std::to_string(n_a) + ", b: " + std::to_string(n_b) +
+                   ", c: " + std::to_string(n_c) + ")");
     }
     if (n_a == 0) return;
     // c == a (or b) exactly is an element-wise update in place; any other overlap would make the
@@ -177,7 +176,8 @@ void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in
     check.buffer(out, "out");
     check.matrix(n_in, "in", rows, cols);
     if (n_out != rows) {
-        check.fail("out holds " + n(n_out) + " elements but there are " + n(rows) + " rows");
+        check.fail("out holds " + std::to_string(n_out) + " elements but there are " + std::to_string(rows) +
+                   " rows");
     }
     const gpucore_reduce_op plugin_op = check.reduce_op(op);
     if (rows == 0) return;
@@ -190,7 +190,7 @@ void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in
 void order_after_device_work(Stream& stream, const char* operation) {
     require_valid(stream, operation);
     const Device& device = Access::device(stream);
-    Access::backend(device)->order_after_other_streams(Access::index(device), Access::handle(stream), operation);
+    Access::backend(device)->streams().order_after_other_streams(Access::index(device), Access::handle(stream), operation);
 }
 
 } // namespace gpucore::detail

@@ -26,7 +26,7 @@ std::once_flag g_handler_once;
 void in_child_after_fork() noexcept {
     g_generation.fetch_add(1, std::memory_order_relaxed);
     for (TrackedBackend* t = g_tracked.load(std::memory_order_acquire); t != nullptr; t = t->next) {
-        t->backend->forget_inherited_streams();
+        t->backend->streams().forget_inherited_streams();
     }
 }
 

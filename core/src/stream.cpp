@@ -47,7 +47,7 @@ Stream::Stream(const Device& device) {
     gpucore_stream created = nullptr;
     backend.call("Stream::Stream", index, backend.api().stream_create, index, &created);
     try {
-        record_ = backend.register_stream(index, created);
+        record_ = backend.streams().register_stream(index, created);
     } catch (...) {
         gpucore_message ignored;
         ignored.text[0] = '\0';
@@ -87,7 +87,7 @@ void Stream::release() noexcept {
     auto* backend = detail::Access::backend(device_);
     const int index = detail::Access::index(device_);
     auto* stream = static_cast<gpucore_stream>(handle_);
-    const gpucore_event order_event = backend->unregister_stream(index, stream);
+    const gpucore_event order_event = backend->streams().unregister_stream(index, stream);
     gpucore_message message;
     message.text[0] = '\0';
     if (backend->invoke("Stream::~Stream", message, backend->api().stream_destroy, stream) != GPUCORE_OK) {
@@ -97,7 +97,7 @@ void Stream::release() noexcept {
         } catch (...) {
         }
     }
-    backend->destroy_order_event(order_event);
+    backend->streams().destroy_order_event(order_event);
     handle_ = nullptr;
     record_ = nullptr;
     device_ = Device();
@@ -110,7 +110,7 @@ const Device& Stream::device() const {
 
 void Stream::synchronize() {
     detail::require_valid(*this, "Stream::synchronize");
-    detail::Access::backend(device_)->synchronize_stream(device_.index(), detail::Access::handle(*this),
+    detail::Access::backend(device_)->streams().synchronize_stream(device_.index(), detail::Access::handle(*this),
                                                          "Stream::synchronize");
 }
 
@@ -135,7 +135,7 @@ void Stream::wait(const Event& event) {
 
 void* Stream::native_handle() {
     detail::require_valid(*this, "Stream::native_handle");
-    return detail::Access::backend(device_)->native_stream_handle(
+    return detail::Access::backend(device_)->streams().native_stream_handle(
         device_.index(), detail::Access::handle(*this), detail::Access::record(*this), "Stream::native_handle");
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one dtype list (GPUCORE_DTYPE_LIST in plugin.h) and what is derived from it: DType,
+// The one dtype list (GPUCORE_DTYPE_LIST in gpucore/dtype.h) and what is derived from it: DType,
 // all_dtypes, names, sizes, element types, visit; and an id outside the list is a clear error.
 #include <cmath>
 #include <cstdint>

@@ -15,9 +15,9 @@ namespace gpucore::gpu {
 
 // Launch bounds with a minimum of kMinBlocksPerSm blocks per SM: a register budget chosen per
 // element size (TuningPolicy::Reduce) so that every one of the kPacksInFlight loads stays in flight
-// and enough blocks stay resident (with no minimum given, nvcc 13 gave the i32/u32 instantiations
-// 48 registers and issued one load at a time). The launcher sizes the grid to the resulting
-// occupancy (resident_blocks_of).
+// and enough blocks stay resident. Without a minimum the compiler may trade registers for loads
+// issued one after another, and loses bandwidth. The launcher sizes the grid to the
+// resulting occupancy (resident_blocks_of).
 template <class T, class Op, int kThreads, int kPacksInFlight, int kMinBlocksPerSm>
 __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     reduce_single_pass_kernel(const T* in, std::size_t n, T* out, accumulator_of_t<T>* partials,

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Element types, reduce operations and memory kinds understood by every backend.
 //
-// The element types come from the contract's one list (GPUCORE_DTYPE_LIST in gpucore/plugin.h):
-// DType, all_dtypes, dtype_of<T>(), element_type_t<D>, visit(), to_string() and size_of() are all
-// expanded from it, so a new dtype is one line there (plus its host type, when C++ has none).
+// The element types come from the one list the plugin contract shares (GPUCORE_DTYPE_LIST in the C
+// header gpucore/dtype.h; the contract itself, gpucore/plugin.h, is not part of this API): DType,
+// all_dtypes, dtype_of<T>(), element_type_t<D>, visit(), to_string() and size_of() are all expanded
+// from it, so a new dtype is one line there (plus its host type, when C++ has none).
 #pragma once
 
 #include <cstddef>
@@ -14,7 +15,7 @@
 #include "gpucore/error.hpp"
 #include "gpucore/export.hpp"
 #include "gpucore/element_types.hpp"
-#include "gpucore/plugin.h"
+#include "gpucore/dtype.h"
 
 namespace gpucore {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The C++ element type of each dtype of the contract's list (GPUCORE_DTYPE_LIST in plugin.h), for
+// The C++ element type of each dtype of the contract's list (GPUCORE_DTYPE_LIST in gpucore/dtype.h), for
 // the core and for C++ plugins alike, and a visitor over the list. Header-only, C++17.
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "gpucore/float16.hpp"
-#include "gpucore/plugin.h"
+#include "gpucore/dtype.h"
 
 namespace gpucore {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "device_work.hpp"
+#include "device_work_fence.hpp"
 
 #include <map>
 #include <mutex>
@@ -43,7 +43,7 @@ public:
             for (gpucore_event event : events) {
                 gpucore_message ignored;
                 ignored.text[0] = '\0';
-                backend.invoke("DeviceWork", ignored, backend.api().event_destroy, event);
+                backend.invoke("DeviceWorkFence", ignored, backend.api().event_destroy, event);
             }
             events.clear();
         }
@@ -69,10 +69,10 @@ EventPool& event_pool() {
 
 } // namespace
 
-DeviceWork::DeviceWork(Backend& backend, int device, const char* operation)
+DeviceWorkFence::DeviceWorkFence(Backend& backend, int device, const char* operation)
     : backend_(backend), device_(device) {
     try {
-        backend.for_each_known_stream(device, [&](gpucore_stream stream) {
+        backend.streams().for_each_known_stream(device, [&](gpucore_stream stream) {
             events_.push_back(event_pool().take(backend, device, operation));
             backend.call(operation, device, backend.api().event_record, events_.back(), stream);
         });
@@ -82,15 +82,15 @@ DeviceWork::DeviceWork(Backend& backend, int device, const char* operation)
     }
 }
 
-DeviceWork::~DeviceWork() { event_pool().give_back(backend_, device_, events_); }
+DeviceWorkFence::~DeviceWorkFence() { event_pool().give_back(backend_, device_, events_); }
 
-void DeviceWork::order_before(gpucore_stream stream, int stream_device, const char* operation) const {
+void DeviceWorkFence::order_before(gpucore_stream stream, int stream_device, const char* operation) const {
     for (gpucore_event event : events_) {
         backend_.call(operation, stream_device, backend_.api().stream_wait_event, stream, event);
     }
 }
 
-void DeviceWork::wait(const char* operation) const {
+void DeviceWorkFence::wait(const char* operation) const {
     for (gpucore_event event : events_) {
         backend_.call(operation, device_, backend_.api().event_synchronize, event);
     }
