@@ -34,6 +34,7 @@ ROOMS = [
     ("gpu backend", "backends/hip"),
     ("simt", "backends/simt"),
     ("cli", "apps/gpucore"),
+    ("kernel modules", "apps/examples/kernels"),
     ("examples", "apps/examples"),
     ("python", "python"),
     ("benchmarks", "benchmarks"),
@@ -66,9 +67,10 @@ RULES = {
     "gpu backend": ["plugin SDK", ("simt", {"backends/simt/simt_runtime.hpp"})],
     "simt": ["plugin SDK"],
     "cli": ["public API", "plugin SDK"],
+    "kernel modules": ["plugin SDK"],
     "examples": ["public API", "plugin SDK"],
     "python": ["public API", "plugin SDK"],
-    "benchmarks": ["public API", "plugin SDK", "gpu backend"],
+    "benchmarks": ["public API", "plugin SDK", "gpu backend", "kernel modules"],
 }
 
 # Files that no chain of includes from a room may reach: a user's #include <gpucore/gpucore.hpp>

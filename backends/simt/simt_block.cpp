@@ -540,15 +540,17 @@ void BlockRunner::exchange(unsigned warp) {
         const unsigned first = l / segment * segment;
         const long long own = l;
         long long source = own;
+        // As the hardware: a mask or offset counts by its low log2(warp width) bits only.
+        const long long low_bits = static_cast<unsigned>(t.shuffle_operand) & (width - 1);
         switch (t.exchange_mode) {
-        case ExchangeMode::xor_lane: source = own ^ static_cast<long long>(static_cast<unsigned>(t.shuffle_operand)); break;
+        case ExchangeMode::xor_lane: source = own ^ low_bits; break;
         case ExchangeMode::from_lane: {
             const long long w = segment;
             source = first + ((t.shuffle_operand % w) + w) % w;
             break;
         }
-        case ExchangeMode::down: source = own + static_cast<unsigned>(t.shuffle_operand); break;
-        case ExchangeMode::up: source = own - static_cast<unsigned>(t.shuffle_operand); break;
+        case ExchangeMode::down: source = own + low_bits; break;
+        case ExchangeMode::up: source = own - low_bits; break;
         case ExchangeMode::ballot: break;
         }
         // As on CUDA and HIP: a lane may read from earlier segments with xor but keeps its own

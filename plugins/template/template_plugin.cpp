@@ -312,6 +312,7 @@ const gpucore_plugin_api g_table = {
     nullptr, // stream_native_handle (ABI 1.2)
     nullptr, // pointer_device (ABI 1.2)
     nullptr, // copy_peer (ABI 1.2): one device; copies to other backends are staged by the core
+    nullptr, // enqueue_host_task (ABI 1.3): without it the backend runs no kernel modules
 };
 
 } // namespace

@@ -121,6 +121,7 @@ FIXTURE_TABLE_DEFINITION = {
     nullptr, // stream_native_handle: optional
     nullptr, // pointer_device: optional
     nullptr, // copy_peer: optional
+    nullptr, // enqueue_host_task: optional
 };
 
 #if defined(FIXTURE_NO_ENTRY)

@@ -210,7 +210,8 @@ TEST_F(SimtExecution, ShuffleXorAtEveryWidthAndMask) {
             for (unsigned i = 0; i < in.size(); ++i) {
                 const unsigned lane = i % kWarp;
                 const unsigned base = i - lane;
-                unsigned source = lane ^ static_cast<unsigned>(mask);
+                // The mask's low log2(warp) bits count, as in CUDA's shfl (bits 4:0).
+                unsigned source = lane ^ (static_cast<unsigned>(mask) & (kWarp - 1));
                 // CUDA/HIP: a source past the caller's segment gives the caller its own value.
                 if (source >= (lane / width + 1) * width) source = lane;
                 ASSERT_EQ(d_out.data[i], in[base + source])

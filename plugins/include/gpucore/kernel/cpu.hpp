@@ -80,7 +80,8 @@ enum class ExchangeMode { xor_lane, from_lane, down, up, ballot };
 // warp must call it at the same call site. Lanes are grouped in segments of `width` (a power of
 // two up to the warp width); as CUDA's __shfl_*_sync and HIP's __shfl_*, a lane keeps its own
 // value where the lane its mode names lies past its segment's end (xor, down) or before its
-// start (up), and `from_lane` wraps its index into the segment. `ballot`
+// start (up), and `from_lane` wraps its index into the segment. A mask or offset counts by its
+// low log2(warp width) bits, as the hardware does. `ballot`
 // ignores `operand` and writes the warp's predicates (nonzero first byte) as a 64-bit lane mask.
 inline constexpr std::size_t kShuffleBytes = 16;
 GPUCORE_SIMT_HIDDEN void warp_exchange(void* value, std::size_t bytes, ExchangeMode mode, int operand, int width,

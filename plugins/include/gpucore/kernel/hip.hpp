@@ -28,15 +28,17 @@ __device__ __forceinline__ unsigned char* dynamic_shared_bytes() {
     return gpucore_dynamic_shared;
 }
 
-// HIP's shuffles and ballot take no lane mask: every lane of the wavefront takes part.
+// HIP's shuffles and ballot take no lane mask: every lane of the wavefront takes part. A mask or
+// offset counts by its low log2(warpSize) bits, as CUDA's hardware takes the low 5 (HIP's own
+// functions would compare the whole value against the segment instead).
 template <class T>
-__device__ __forceinline__ T shfl_xor(T v, int mask, int width) { return __shfl_xor(v, mask, width); }
+__device__ __forceinline__ T shfl_xor(T v, int mask, int width) { return __shfl_xor(v, mask & (warpSize - 1), width); }
 template <class T>
 __device__ __forceinline__ T shfl(T v, int lane, int width) { return __shfl(v, lane, width); }
 template <class T>
-__device__ __forceinline__ T shfl_down(T v, unsigned delta, int width) { return __shfl_down(v, delta, width); }
+__device__ __forceinline__ T shfl_down(T v, unsigned delta, int width) { return __shfl_down(v, delta & (warpSize - 1), width); }
 template <class T>
-__device__ __forceinline__ T shfl_up(T v, unsigned delta, int width) { return __shfl_up(v, delta, width); }
+__device__ __forceinline__ T shfl_up(T v, unsigned delta, int width) { return __shfl_up(v, delta & (warpSize - 1), width); }
 __device__ __forceinline__ std::uint64_t ballot(bool predicate) { return __ballot(predicate); }
 
 // ROCm 5.2's atomicMin and atomicMax have no long long form (only the unsigned 64-bit ones).
