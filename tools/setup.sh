@@ -20,7 +20,7 @@ if [ "$prefix" != none ]; then
   "${sudo_cmd[@]}" cmake --install "${GPUCORE_BUILD_DIR:-build}" --prefix "$prefix" >/dev/null
   echo "installed into $prefix"
   pydir=$(sed -n 's/^GPUCORE_PYTHON_INSTALL_DIR:STRING=//p' "${GPUCORE_BUILD_DIR:-build}/CMakeCache.txt")
-  python=$(sed -n 's/^Python3_EXECUTABLE:FILEPATH=//p' "${GPUCORE_BUILD_DIR:-build}/CMakeCache.txt")
+  python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "${GPUCORE_BUILD_DIR:-build}/CMakeCache.txt")
   if [ -n "$pydir" ] && [ -f "$prefix/$pydir/gpucore/__init__.py" ]; then
     if (cd / && "$python" -c 'import gpucore' 2>/dev/null); then
       (cd / && "$python" -c 'import gpucore; print("python:", gpucore.__file__, gpucore.default_device())')

@@ -10,6 +10,7 @@
 #include "backend.hpp"
 #include "memory_range_checks.hpp"
 #include "module_files.hpp"
+#include "process_fork.hpp"
 
 namespace gpucore {
 namespace {
@@ -252,7 +253,10 @@ void Kernel::launch_checked(Stream& stream, const LaunchConfig& config, const de
                 fail(argument() + " is given a read-only BufferView<const T> or const Buffer");
             }
             if (!a.range.valid() && !a.range.released()) fail(argument() + " is a null Buffer or view");
-            detail::require_usable(a.range, argument(), kLaunch);
+            // The argument's text is built only for an error: a launch's host time counts.
+            if (a.range.released() || a.range.generation() != detail::process_generation()) {
+                detail::require_usable(a.range, argument(), kLaunch);
+            }
             if (a.range.device() != device) {
                 fail(argument() + " is on " + a.range.device().to_string() + " but the stream is on " + device.to_string());
             }

@@ -180,7 +180,7 @@ loaded=$(LD_TRACE_LOADED_OBJECTS=1 "$root/usr/bin/gpucore" | resolved_path "libg
 
 if [[ " ${packages[*]} " == *" python3-gpucore "* ]]; then
   step "import gpucore from the extracted python3-gpucore"
-  python=$(sed -n 's/^Python3_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt")
+  python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
   package_dir=$(dirname "$(find "$root" -path '*/dist-packages/gpucore/__init__.py' | head -1)")
   PYTHONPATH=$(dirname "$package_dir") GPU_BACKEND=cpu "$python" - "$root" <<'PY' || fail "import gpucore from the packages"
 import os, sys

@@ -70,7 +70,7 @@ step "the Python package from the moved prefix"
 # Installed when the module was built (GPUCORE_ENABLE_PYTHON): import it from there with the
 # interpreter it was built for; it must load the moved prefix's libgpucore (RUNPATH $ORIGIN/...).
 if grep -q '/gpucore/__init__\.py$' "$build/install_manifest.txt"; then
-  python=$(sed -n 's/^Python3_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt")
+  python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
   pydir=$(sed -n 's/^GPUCORE_PYTHON_INSTALL_DIR:STRING=//p' "$build/CMakeCache.txt")
   [ -f "$prefix/$pydir/gpucore/__init__.py" ] || fail "the Python package is not in <prefix>/$pydir"
   PYTHONPATH="$prefix/$pydir" GPU_BACKEND=cpu "$python" - "$prefix" "$libdir" <<'PY' || fail "import gpucore from the moved prefix"

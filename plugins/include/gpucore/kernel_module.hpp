@@ -122,8 +122,20 @@ gpucore_status launch_gpu(const gpucore_launch_config* c, const gpucore_launch_t
     static KernelLimits limits[kLimitDevices];
     static std::mutex limits_mutex;
     try {
-        RuntimeError err = GPUCORE_MODULE_RT(SetDevice)(target->device);
-        if (err != GPUCORE_MODULE_RT(Success)) return runtime_failure(msg, "set device", err);
+        // The caller's current device is theirs: set only when it differs, and put it back.
+        int current = -1;
+        RuntimeError err = GPUCORE_MODULE_RT(GetDevice)(&current);
+        if (err != GPUCORE_MODULE_RT(Success)) return runtime_failure(msg, "read the current device", err);
+        if (current != target->device) {
+            err = GPUCORE_MODULE_RT(SetDevice)(target->device);
+            if (err != GPUCORE_MODULE_RT(Success)) return runtime_failure(msg, "set device", err);
+        }
+        struct RestoreDevice {
+            int previous, target;
+            ~RestoreDevice() {
+                if (previous >= 0 && previous != target) (void)GPUCORE_MODULE_RT(SetDevice)(previous);
+            }
+        } restore{current, target->device};
         if (target->device < 0 || target->device >= kLimitDevices) {
             return report(msg, GPUCORE_ERROR_NOT_SUPPORTED, "device %d: modules run on the first %d devices",
                           target->device, kLimitDevices);
