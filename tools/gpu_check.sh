@@ -27,7 +27,8 @@
 # Environment: GPUCORE_PYTHON (the interpreter to build the Python module for; default
 #   /opt/torch/.venv/bin/python where it exists), GPUCORE_CUDA_ARCH (default 90), GPUCORE_GPU_BUILD_DIR (default build-gpucheck),
 #   GPUCORE_CHECK_JOBS (default nproc), GPUCORE_SANITIZER_TIMEOUT (seconds per compute-sanitizer
-#   run, 900), GPUCORE_PROFILE_TIMEOUT (seconds per ncu run, 600),
+#   run, 900), GPUCORE_SANITIZER_TOOLS (the sanitize step's tools; default memcheck racecheck
+#   synccheck initcheck), GPUCORE_PROFILE_TIMEOUT (seconds per ncu run, 600),
 #   GPUCORE_COMMIT (shown in the report when the tree is not a git checkout).
 # compute-sanitizer and ncu are taken from PATH, else from /usr/local/cuda/bin; without ncu the
 # profile step records a skip, not a failure.
@@ -170,7 +171,7 @@ fi
 if has_step sanitize; then
   CONF_FILTER='*cuda_0*:-*Large*'
   KERNEL_FILTER='-*Large*'
-  for tool in memcheck racecheck synccheck initcheck; do
+  for tool in ${GPUCORE_SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}; do
     extra=()
     [ "$tool" = memcheck ] && extra=(--leak-check full)
     run "sanitize_${tool}_conformance" timeout "$SAN_TIMEOUT" "$SANITIZER" --tool "$tool" \
