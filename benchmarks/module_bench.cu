@@ -97,10 +97,10 @@ public:
         bench::random_fill(x.data(), n, 3);
         bench::random_fill(y0.data(), n, 4);
         BENCH_CUDA(cudaDeviceSynchronize());
-        // The example's kernel keeps four loads per thread in flight: 8 blocks of 256 per SM.
+        // One tile of the example's kernel per block.
         const std::uint32_t threads = 256;
-        const auto blocks = static_cast<std::uint32_t>(std::min<std::size_t>(
-            (n + threads - 1) / threads, std::size_t{device_.properties().compute_units} * 8));
+        const std::size_t tile = std::size_t{threads} * kSaxpyItems;
+        const auto blocks = static_cast<std::uint32_t>((n + tile - 1) / tile);
         const float a = 1.5f;
         const gpucore::Kernel kernel = saxpy_module_.kernel("saxpy");
         auto copy_y = [&](gpucore::Buffer<float>& dst) {
