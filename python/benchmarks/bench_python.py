@@ -40,7 +40,7 @@ def python_enqueue_ns(stream, n, batches, batch):
     return total
 
 
-def python_seconds(stream, n, iterations):
+def python_seconds(stream, n, iterations, warmup):
     device = stream.device
     a = gpucore.Buffer(n, "float32", device)
     b = gpucore.Buffer(n, "float32", device)
@@ -48,7 +48,8 @@ def python_seconds(stream, n, iterations):
     a.fill(1.0)
     b.fill(2.0)
     c.fill(0.0)
-    gpucore.vector_add(a, b, c, stream=stream)
+    for _ in range(max(warmup, 1)):
+        gpucore.vector_add(a, b, c, stream=stream)
     stream.synchronize()
     start = time.perf_counter()
     for _ in range(iterations):
@@ -109,11 +110,13 @@ def main():
 
     # 2. Bandwidth at 2^26 elements.
     n = 1 << args.large_log2
+    # Each side warms its fresh buffers up as long as it then times them (a GPU's newly allocated
+    # memory runs slow for its first milliseconds).
     iterations = 20 if device.backend != "cpu" else 5
     py_s, cpp_s = [], []
     for _ in range(args.repeats):
-        cpp_s.append(_timing.vector_add_seconds(stream, n, iterations))
-        py_s.append(python_seconds(stream, n, iterations))
+        cpp_s.append(_timing.vector_add_seconds(stream, n, iterations, iterations))
+        py_s.append(python_seconds(stream, n, iterations, iterations))
     moved = 3 * 4 * n * iterations / 1e9
     cpp_gbps, py_gbps = moved / min(cpp_s), moved / min(py_s)
     ratio = py_gbps / cpp_gbps
