@@ -187,7 +187,8 @@ import os, sys
 import numpy as np
 import gpucore
 root = os.path.realpath(sys.argv[1])
-loaded = [line.split()[-1] for line in open("/proc/self/maps") if "libgpucore.so" in line]
+# The path is the sixth field of a maps line, and may hold spaces.
+loaded = [line.split(None, 5)[5].strip() for line in open("/proc/self/maps") if "libgpucore.so" in line]
 assert loaded and all(os.path.realpath(p).startswith(root) for p in loaded), loaded
 buffer = gpucore.from_numpy(np.arange(10, dtype=np.int32))
 assert np.from_dlpack(buffer).ctypes.data == buffer.data_ptr

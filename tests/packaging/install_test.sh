@@ -79,7 +79,8 @@ import numpy as np
 import gpucore
 prefix, libdir = sys.argv[1], sys.argv[2]
 assert gpucore.__file__.startswith(prefix), gpucore.__file__
-loaded = [line.split()[-1] for line in open("/proc/self/maps") if "libgpucore.so" in line]
+# The path is the sixth field of a maps line, and may hold spaces.
+loaded = [line.split(None, 5)[5].strip() for line in open("/proc/self/maps") if "libgpucore.so" in line]
 assert loaded and all(os.path.realpath(p).startswith(os.path.realpath(os.path.join(prefix, libdir))) for p in loaded), loaded
 a = gpucore.from_numpy(np.arange(100, dtype=np.float32))
 assert gpucore.reduce(gpucore.vector_add(a, a), "sum") == 9900.0
