@@ -174,7 +174,21 @@ const std::string& Kernel::name() const noexcept { return module_->kernels[index
 const std::string& Kernel::module_name() const noexcept { return module_->name; }
 std::size_t Kernel::parameter_count() const noexcept { return module_->kernels[index_].params.size(); }
 
-void Kernel::launch_checked(Stream& stream, const LaunchConfig& config, const detail::KernelArgument* args,
+std::vector<KernelParameter> Kernel::parameters() const {
+    std::vector<KernelParameter> out;
+    for (const gpucore_kernel_param& p : module_->kernels[index_].params) {
+        KernelParameter parameter;
+        parameter.kind = p.kind == GPUCORE_PARAM_BUFFER         ? KernelParameter::Kind::buffer
+                         : p.kind == GPUCORE_PARAM_CONST_BUFFER ? KernelParameter::Kind::const_buffer
+                                                                : KernelParameter::Kind::scalar;
+        parameter.type = param_type_name(p.type);
+        parameter.size = p.size;
+        out.push_back(std::move(parameter));
+    }
+    return out;
+}
+
+void Kernel::launch_checked(Stream& stream, const LaunchConfig& config, const gpucore::KernelArgument* args,
                             std::size_t count) const {
     using detail::Access;
     using detail::KernelArgument;
@@ -236,7 +250,7 @@ void Kernel::launch_checked(Stream& stream, const LaunchConfig& config, const de
         pointers = heap_pointers.data();
     }
     for (std::size_t i = 0; i < count; ++i) {
-        const KernelArgument& a = args[i];
+        const KernelArgument& a = args[i].value_;
         const gpucore_kernel_param& p = info.params[i];
         const auto argument = [&] { return "argument " + std::to_string(i + 1) + " (" + describe_param(p) + ")"; };
         unsigned char* slot = storage + i * kArgumentSlot;

@@ -40,6 +40,9 @@ from ._gpucore import (  # noqa: F401
     reduce,
     reduce_rows,
     from_dlpack,
+    Module,
+    Kernel,
+    KernelParameter,
 )
 
 

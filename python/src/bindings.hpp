@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The pieces of the extension module gpucore._gpucore, one file each; module.cpp calls them in
-// this order (a later piece may use the Python types of an earlier one). A new piece, such as
-// kernel modules (Module.load(device, name).kernel(...).launch(...)), is one more file with one
-// more bind_* function declared here and called from module.cpp.
+// this order (a later piece may use the Python types of an earlier one). A new piece is one more
+// file with one more bind_* function declared here and called from module.cpp.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -17,6 +16,7 @@ void bind_device(py::module_& m);  // Device, devices(), default_device(), backe
 void bind_stream(py::module_& m);  // Stream, Event, elapsed_ms()
 void bind_buffer(py::module_& m);  // Buffer: allocation, views, host copies, NumPy
 void bind_ops(py::module_& m);     // vector_add, transpose, reduce, reduce_rows
+void bind_kernel_module(py::module_& m); // Module, Kernel, KernelParameter: your own kernels
 void bind_dlpack(py::module_& m);  // Buffer.__dlpack__/__dlpack_device__, from_dlpack()
 void bind_timing(py::module_& m);  // _timing: the C++ side of python/benchmarks/bench_python.py
 

@@ -15,6 +15,7 @@ PYBIND11_MODULE(_gpucore, m) {
     gp::bind_stream(m);
     gp::bind_buffer(m);
     gp::bind_ops(m);
+    gp::bind_kernel_module(m);
     gp::bind_dlpack(m);
     gp::bind_timing(m);
 }

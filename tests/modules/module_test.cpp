@@ -300,6 +300,93 @@ TEST_P(Modules, MisuseIsAClearError) {
     EXPECT_EQ(y.to_vector(), std::vector<float>(10, 5.0f));
 }
 
+TEST_P(Modules, ParametersDescribeTheKernel) {
+    using Kind = gpucore::KernelParameter::Kind;
+    const std::vector<gpucore::KernelParameter> saxpy = module.kernel("saxpy").parameters();
+    ASSERT_EQ(saxpy.size(), 4u);
+    EXPECT_EQ(saxpy[0].kind, Kind::scalar);
+    EXPECT_EQ(saxpy[0].type, "f32");
+    EXPECT_EQ(saxpy[0].size, sizeof(float));
+    EXPECT_EQ(saxpy[1].kind, Kind::const_buffer);
+    EXPECT_EQ(saxpy[1].type, "f32");
+    EXPECT_EQ(saxpy[1].size, sizeof(void*));
+    EXPECT_EQ(saxpy[2].kind, Kind::buffer);
+    EXPECT_EQ(saxpy[2].type, "f32");
+    EXPECT_EQ(saxpy[3].kind, Kind::scalar);
+    EXPECT_EQ(saxpy[3].type, "u64");
+    EXPECT_EQ(saxpy[3].size, sizeof(std::size_t));
+    const auto rotate = module.kernel("dynamic_rotate").parameters();
+    ASSERT_EQ(rotate.size(), 3u);
+    EXPECT_EQ(rotate[0].type, "i32");
+    EXPECT_EQ(rotate[2].type, "u32");
+    EXPECT_EQ(rotate[2].size, 4u);
+}
+
+// The launch built at run time (KernelArgument) computes what the host does and what the typed
+// launch does, and refuses what the typed launch refuses with the same error.
+TEST_P(Modules, ArgumentsBuiltAtRunTime) {
+    using gpucore::KernelArgument;
+    const auto saxpy = module.kernel("saxpy");
+    for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{100003}}) {
+        std::vector<float> x(n), y(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            x[i] = static_cast<float>(i % 17) - 8.25f;
+            y[i] = static_cast<float>(i % 5) * 0.5f;
+        }
+        Buffer<float> dx(device, n), typed(device, n), erased(device, n);
+        dx.copy_from_host(x);
+        typed.copy_from_host(y);
+        erased.copy_from_host(y);
+        const gpucore::LaunchConfig shape{Dim3(static_cast<std::uint32_t>(std::min<std::size_t>(n / 64 + 1, 40))), Dim3(64)};
+        saxpy.launch(stream, shape, 1.5f, dx, typed, n);
+        // y as a range of any element type, as language bindings hold buffers.
+        saxpy.launch(stream, shape,
+                     {KernelArgument::scalar(1.5f), KernelArgument::buffer(dx.view(0, n)),
+                      KernelArgument::buffer(gpucore::detail::MemoryRange(erased.allocation()), gpucore::DType::f32, true),
+                      KernelArgument::scalar(static_cast<std::int64_t>(n))});
+        const auto want = typed.to_vector();
+        const auto got = erased.to_vector();
+        for (std::size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(got[i], 1.5f * x[i] + y[i]) << "n " << n << " i " << i;
+            ASSERT_EQ(got[i], want[i]) << "n " << n << " i " << i;
+        }
+    }
+
+    Buffer<float> x(device, 10), y(device, 10);
+    const gpucore::LaunchConfig one{Dim3(1), Dim3(32)};
+    std::string typed_what, what;
+    EXPECT_EQ(error_of([&] { saxpy.launch(stream, one, 1.0, x, y, std::size_t{10}); }, &typed_what), ErrorCode::invalid_argument);
+    EXPECT_EQ(error_of([&] {
+                  saxpy.launch(stream, one, {KernelArgument::scalar(1.0), KernelArgument::buffer(x), KernelArgument::buffer(y),
+                                             KernelArgument::scalar(std::size_t{10})});
+              }, &what),
+              ErrorCode::invalid_argument);
+    EXPECT_EQ(what, typed_what);
+    EXPECT_EQ(error_of([&] { saxpy.launch(stream, one, {KernelArgument::scalar(1.0f), KernelArgument::buffer(x)}); }, &what),
+              ErrorCode::invalid_argument);
+    EXPECT_NE(what.find("takes 4 argument(s), 2 given"), std::string::npos) << what;
+    EXPECT_EQ(error_of([&] {
+                  saxpy.launch(stream, one, {KernelArgument::scalar(1.0f), KernelArgument::buffer(x),
+                                             KernelArgument::buffer(gpucore::detail::MemoryRange(y.allocation()),
+                                                                    gpucore::DType::f32, false),
+                                             KernelArgument::scalar(std::size_t{10})});
+              }, &what),
+              ErrorCode::invalid_argument);
+    EXPECT_NE(what.find("read-only"), std::string::npos) << what;
+    EXPECT_EQ(error_of([&] {
+                  saxpy.launch(stream, one, {KernelArgument::scalar(1.0f), KernelArgument::buffer(x), KernelArgument::buffer(y),
+                                             KernelArgument::scalar(std::int64_t{-1})});
+              }, &what),
+              ErrorCode::invalid_argument);
+    EXPECT_NE(what.find("outside its range"), std::string::npos) << what;
+    EXPECT_EQ(error_of([&] {
+                  saxpy.launch(stream, one, {KernelArgument::scalar(1.0f), KernelArgument::buffer(x), KernelArgument::buffer(y),
+                                             KernelArgument{}});
+              }, &what),
+              ErrorCode::invalid_argument);
+    EXPECT_NE(what.find("argument 4"), std::string::npos) << what;
+}
+
 TEST_P(Modules, AFaultSurfacesAtTheNextSynchronize) {
     if (!runs_on_cpu(GetParam())) GTEST_SKIP() << "a divergent barrier hangs or faults a real GPU";
     Buffer<std::int32_t> out(device, 64);

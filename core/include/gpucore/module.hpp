@@ -127,7 +127,69 @@ KernelArgument kernel_argument(const A& argument) {
 }
 } // namespace detail
 
+// What one parameter of a kernel takes, as the module describes it.
+struct KernelParameter {
+    enum class Kind {
+        buffer,       // a buffer the kernel writes (T*)
+        const_buffer, // a buffer the kernel only reads (const T*)
+        scalar,       // a value
+    };
+    Kind kind = Kind::scalar;
+    // The buffer's element type or the scalar's type: "f32", "f64", "f16", "bf16", "i8", "i16",
+    // "i32", "i64", "u8", "u16", "u32", "u64", or "raw" for a value described only by its size.
+    std::string type;
+    // Bytes the argument occupies when passed: a pointer's size for buffers, the value's size for scalars.
+    std::size_t size = 0;
+};
+
+// One launch argument whose type is known only at run time, for callers that build a launch's
+// arguments as data (language bindings, launchers driven by a description). Kernel::launch with a
+// list of these makes the same checks, with the same errors, as the typed launch.
+class KernelArgument {
+public:
+    KernelArgument() noexcept { value_.type_name = "no value"; } // refused by every parameter
+
+    // A buffer: Buffer<T> or BufferView<T>. A const Buffer or a BufferView<const T> is read-only
+    // (refused where the kernel writes).
+    template <class B, std::enable_if_t<detail::is_operand_v<B>, int> = 0>
+    static KernelArgument buffer(B&& operand) {
+        return KernelArgument(detail::kernel_argument<B&&>(operand));
+    }
+    // A buffer of any element type: `range` holds elements of `element`; `writable` false makes
+    // it read-only.
+    static KernelArgument buffer(const detail::MemoryRange& range, DType element, bool writable) {
+        detail::KernelArgument a;
+        a.kind = detail::KernelArgument::Kind::buffer;
+        a.range = range;
+        a.element = element;
+        a.writable = writable;
+        a.size = static_cast<std::uint32_t>(sizeof(void*));
+        return KernelArgument(a);
+    }
+    // A scalar of an arithmetic type, half or bfloat16. An integer is taken by any integer
+    // parameter whose type holds its value; a floating value only by a parameter of its own type.
+    template <class T>
+    static KernelArgument scalar(T value) {
+        static_assert(std::is_arithmetic_v<T> || std::is_same_v<T, half> || std::is_same_v<T, bfloat16>,
+                      "KernelArgument::scalar takes an arithmetic value, half or bfloat16");
+        return KernelArgument(detail::kernel_argument<T>(value));
+    }
+
+private:
+    friend class Kernel;
+    explicit KernelArgument(const detail::KernelArgument& value) noexcept : value_(value) {}
+    detail::KernelArgument value_;
+};
+
 class Module;
+
+namespace detail {
+// True for a launch's argument list given as one std::vector<KernelArgument>.
+template <class... Args>
+struct is_argument_list : std::false_type {};
+template <class A>
+struct is_argument_list<A> : std::is_same<std::remove_cv_t<std::remove_reference_t<A>>, std::vector<gpucore::KernelArgument>> {};
+} // namespace detail
 
 // One kernel of a loaded module. Cheap to copy; valid as long as the process runs.
 class GPUCORE_API Kernel {
@@ -136,23 +198,30 @@ public:
     const std::string& module_name() const noexcept;
     const Device& device() const noexcept { return device_; }
     std::size_t parameter_count() const noexcept;
+    // Each parameter in order, as the module describes it.
+    std::vector<KernelParameter> parameters() const;
 
     // Enqueues the kernel on `stream` with `config`, after checking every argument against the
     // kernel's parameters and the shape against the device (nothing is enqueued when a check
     // fails). Arguments: Buffer<T> or BufferView<T> for pointer parameters (T matching the element
     // type; a writable buffer where the kernel writes), and scalars for value parameters: the same
     // type, or any integer whose value the parameter's integer type holds.
-    template <class... Args>
+    template <class... Args, std::enable_if_t<!detail::is_argument_list<Args...>::value, int> = 0>
     void launch(Stream& stream, const LaunchConfig& config, Args&&... args) const {
-        const detail::KernelArgument list[] = {detail::kernel_argument<Args&&>(args)..., detail::KernelArgument{}};
+        const KernelArgument list[] = {KernelArgument(detail::kernel_argument<Args&&>(args))..., KernelArgument{}};
         launch_checked(stream, config, list, sizeof...(Args));
+    }
+    // The same launch with arguments built at run time (KernelArgument::buffer and ::scalar): the
+    // same checks and errors.
+    void launch(Stream& stream, const LaunchConfig& config, const std::vector<KernelArgument>& args) const {
+        launch_checked(stream, config, args.data(), args.size());
     }
 
 private:
     friend class Module;
     Kernel(std::shared_ptr<const detail::LoadedModule> module, std::uint32_t index, Device device)
         : module_(std::move(module)), index_(index), device_(std::move(device)) {}
-    void launch_checked(Stream& stream, const LaunchConfig& config, const detail::KernelArgument* args,
+    void launch_checked(Stream& stream, const LaunchConfig& config, const KernelArgument* args,
                         std::size_t count) const;
 
     std::shared_ptr<const detail::LoadedModule> module_;
