@@ -139,7 +139,9 @@ TEST(CgroupMemory, RandomTreesAgreeWithTheTightestLevel) {
         }
         const auto headroom = cgroup_memory_headroom(fake.sources);
         ASSERT_EQ(headroom.has_value(), expected.has_value()) << "round " << round;
-        if (expected) EXPECT_EQ(headroom->bytes, *expected) << "round " << round;
+        if (expected) {
+            EXPECT_EQ(headroom->bytes, *expected) << "round " << round;
+        }
     }
 }
 
