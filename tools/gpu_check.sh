@@ -219,7 +219,8 @@ if has_step python; then
   if [ -z "$PYTHON" ] || [ ! -d "$PY_PATH/gpucore" ]; then
     echo "== python: skipped (no interpreter given, or the module was not built: $PY_PATH)" | tee -a "$REPORT/report.txt"
   else
-    GPU_BACKEND=cuda PYTHONPATH=$PY_PATH PYTHONDONTWRITEBYTECODE=1 run python_tests_cuda \
+    GPU_BACKEND=cuda PYTHONPATH=$PY_PATH PYTHONDONTWRITEBYTECODE=1 GPUCORE_MODULE_PATH="$PWD/$BIN" \
+      run python_tests_cuda \
       "$PYTHON" -m pytest -v -p no:cacheprovider python/tests
     report_lines python_tests_cuda " passed| failed| skipped|SKIPPED|FAILED"
     PYTHONPATH=$PY_PATH run python_bench "$PYTHON" python/benchmarks/bench_python.py --device cuda:0 \
