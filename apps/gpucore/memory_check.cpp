@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <locale>
 #include <sstream>
 
 #include "exit_codes.hpp"
@@ -33,6 +34,7 @@ HostMemory available_host_memory(const std::string& meminfo_path, const CgroupSo
     std::string line;
     while (std::getline(meminfo, line)) {
         std::istringstream fields(line);
+        fields.imbue(std::locale::classic()); // a file format: never the process's locale
         std::string key;
         std::uint64_t kib = 0;
         if (fields >> key >> kib && key == "MemAvailable:") {

@@ -4,11 +4,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <string_view>
+#include <system_error>
 #include <utility>
+#include <vector>
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
@@ -220,23 +224,47 @@ std::shared_ptr<const LoadedModule> try_file(const fs::path& path, const std::st
 
 } // namespace
 
+namespace {
+
+// The words of one line, split at blanks (spaces and tabs).
+std::vector<std::string_view> manifest_words(std::string_view line) {
+    std::vector<std::string_view> words;
+    std::size_t at = 0;
+    while (at < line.size()) {
+        while (at < line.size() && (line[at] == ' ' || line[at] == '\t' || line[at] == '\r')) ++at;
+        std::size_t end = at;
+        while (end < line.size() && line[end] != ' ' && line[end] != '\t' && line[end] != '\r') ++end;
+        if (end > at) words.push_back(line.substr(at, end - at));
+        at = end;
+    }
+    return words;
+}
+
+} // namespace
+
+// Parsed by hand, never through iostreams: a file format must not depend on the process's locale,
+// which a library loaded into the same process (a Python extension, a framework) may change.
 ModuleManifest parse_module_manifest(const std::string& text) {
     ModuleManifest manifest;
-    std::istringstream lines(text);
-    std::string line;
     bool saw_header = false;
-    while (std::getline(lines, line)) {
-        std::istringstream words(line);
-        std::string key;
-        if (!(words >> key)) continue;
-        if (key == "gpucore-module") {
-            saw_header = static_cast<bool>(words >> manifest.abi_major);
-        } else if (key == "name") {
-            words >> manifest.name;
-        } else if (key == "kind") {
-            words >> manifest.kind;
+    std::string_view rest(text);
+    while (!rest.empty()) {
+        const std::size_t newline = rest.find('\n');
+        const std::string_view line = rest.substr(0, newline);
+        rest = newline == std::string_view::npos ? std::string_view() : rest.substr(newline + 1);
+        const std::vector<std::string_view> words = manifest_words(line);
+        if (words.empty()) continue;
+        const std::string_view key = words[0];
+        if (key == "gpucore-module" && words.size() >= 2) {
+            const std::string_view number = words[1];
+            const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), manifest.abi_major);
+            saw_header = error == std::errc() && end == number.data() + number.size();
+        } else if (key == "name" && words.size() >= 2) {
+            manifest.name = std::string(words[1]);
+        } else if (key == "kind" && words.size() >= 2) {
+            manifest.kind = std::string(words[1]);
         } else if (key == "targets") {
-            for (std::string target; words >> target;) manifest.targets.push_back(target);
+            for (std::size_t i = 1; i < words.size(); ++i) manifest.targets.emplace_back(words[i]);
         }
     }
     if (!saw_header) manifest.problem = "no 'gpucore-module <ABI major>' line";

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <locale>
 #include <random>
 #include <string>
 #include <vector>
@@ -401,6 +402,38 @@ INSTANTIATE_TEST_SUITE_P(Devices, Modules, testing::ValuesIn(module_devices()), 
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Modules);
 
 // Module files that must be refused, with their reason, without crashing.
+// A number facet that reads every unsigned integer as 0: a library loaded into the same process
+// (a Python extension, a framework) may install a global locale that parses differently.
+struct ZeroingNumbers : std::num_get<char> {
+    iter_type do_get(iter_type in, iter_type end, std::ios_base& stream, std::ios_base::iostate& state,
+                     unsigned int& value) const override {
+        in = std::num_get<char>::do_get(in, end, stream, state, value);
+        value = 0;
+        return in;
+    }
+};
+
+TEST(ModuleFiles, ManifestsReadTheSameUnderAnyGlobalLocale) {
+#if defined(GPUCORE_TEST_EXAMPLE_MODULE_DIR)
+    const Device cpu = gpucore::select_device("cpu");
+    ::setenv("GPUCORE_MODULE_PATH", GPUCORE_TEST_EXAMPLE_MODULE_DIR, 1);
+    const std::locale saved = std::locale::global(std::locale(std::locale::classic(), new ZeroingNumbers));
+    std::string what;
+    bool loaded = false;
+    try {
+        const Module histogram = Module::load(cpu, "histogram"); // not loaded before in this process
+        loaded = !histogram.kernel("histogram256").name().empty();
+    } catch (const gpucore::Error& e) {
+        what = e.what();
+    }
+    std::locale::global(saved);
+    ::unsetenv("GPUCORE_MODULE_PATH");
+    EXPECT_TRUE(loaded) << what;
+#else
+    GTEST_SKIP() << "the examples' cpu modules are not built";
+#endif
+}
+
 class HostileModules : public testing::Test {
 protected:
     void SetUp() override {
