@@ -184,7 +184,9 @@ private:
     std::string describe_deadlock() const;
     void abort_threads();
 
-    std::vector<FiberStack> stacks_;
+    // A deque: growing it never moves a stack, so a thread's `stack` pointer stays valid when
+    // a block that went to fibers needs more stacks than the ones before it.
+    std::deque<FiberStack> stacks_;
     std::vector<void*> tsan_fibers_;
     void* tsan_self_ = nullptr;
     std::vector<GpuThread> threads_;

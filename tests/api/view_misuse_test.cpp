@@ -357,6 +357,11 @@ TEST(WrapMisuse, RangeOverAdjacentReadWriteMappingsIsAccepted) {
 TEST(WrapMisuse, ACheckThatCannotBeMadeRefuses) {
     // With the descriptor table full, the process's memory map cannot be opened: nothing is
     // accepted, neither valid memory nor an address that was never mapped.
+#if defined(__SANITIZE_ADDRESS__)
+    // The sanitizers' own checks need descriptors (UBSan's vptr check probes memory through a
+    // pipe): with none left they report the exception object the refusal throws as invalid.
+    GTEST_SKIP() << "needs a process whose runtime works with the descriptor table full";
+#endif
     const Device device = cpu_device();
     std::vector<float> host(64);
     struct rlimit saved {};
