@@ -200,7 +200,12 @@ private:
     std::string fault_;
     bool descending_ = false; // this block resumes its threads from the highest index down
     ThreadPosition block_position_;
-    std::unique_ptr<unsigned char[]> shared_;
+    // Dynamic shared memory, 16-byte aligned: allocated with the aligned new[], so freed with the
+    // aligned delete[].
+    struct AlignedDelete {
+        void operator()(unsigned char* p) const noexcept { ::operator delete[](p, std::align_val_t{16}); }
+    };
+    std::unique_ptr<unsigned char[], AlignedDelete> shared_;
     std::size_t shared_capacity_ = 0;
 
     // Direct mode.
