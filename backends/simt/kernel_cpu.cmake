@@ -25,7 +25,9 @@ install(EXPORT gpucoreKernelCpuTargets NAMESPACE gpucore:: DESTINATION ${CMAKE_I
 # A kernel reads its position (threadIdx, blockIdx...) from a thread_local of a dlopen'ed module:
 # x86-64's default TLS model calls __tls_get_addr for each read; TLS descriptors (gnu2, the
 # default on AArch64) resolve to a load when the loader found static TLS room, as it usually does.
-# PUBLIC: the modules' own code reads it too.
-if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-  target_compile_options(gpucore_kernel_cpu PUBLIC $<$<COMPILE_LANGUAGE:CXX>:-mtls-dialect=gnu2>)
+# PUBLIC: the modules' own code reads it too; g++ only (clang before 19 lacks the option), decided
+# by each consumer's compiler. Objects of either dialect link together.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+  target_compile_options(gpucore_kernel_cpu PUBLIC
+                         $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-mtls-dialect=gnu2>)
 endif()
