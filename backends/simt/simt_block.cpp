@@ -637,7 +637,7 @@ void BlockRunner::abort_threads() {
 
 } // namespace
 
-thread_local ExecutionState t_execution;
+GPUCORE_SIMT_CONSTANT_INIT thread_local ExecutionState t_execution;
 
 void block_barrier(const char* file, int line) {
     BlockRunner& runner = *t_current->runner;

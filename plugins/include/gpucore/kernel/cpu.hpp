@@ -55,7 +55,15 @@ struct ExecutionState {
     unsigned warp_size = 32;
     unsigned char* dynamic_shared = nullptr;
 };
-GPUCORE_SIMT_HIDDEN extern thread_local ExecutionState t_execution;
+// Constant-initialized, and said so: a compiler may then read it directly in every unit, where
+// an `extern thread_local` of class type otherwise goes through a call to a possible dynamic
+// initializer (which clang cannot link to a hidden symbol in a shared object).
+#if defined(__clang__)
+#define GPUCORE_SIMT_CONSTANT_INIT [[clang::require_constant_initialization]]
+#else
+#define GPUCORE_SIMT_CONSTANT_INIT
+#endif
+GPUCORE_SIMT_CONSTANT_INIT GPUCORE_SIMT_HIDDEN extern thread_local ExecutionState t_execution;
 
 inline const ThreadPosition& current_position() noexcept { return t_execution.position; }
 
