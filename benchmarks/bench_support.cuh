@@ -199,6 +199,35 @@ void random_fill(T* out, std::size_t n, std::uint64_t seed) {
     BENCH_CUDA(cudaGetLastError());
 }
 
+// Runs launch(counter), a kernel that adds to a zeroed device counter, and returns the count.
+template <class Launch>
+unsigned long long device_count(Launch&& launch) {
+    unsigned long long* counter = nullptr;
+    BENCH_CUDA(cudaMalloc(&counter, sizeof *counter));
+    BENCH_CUDA(cudaMemset(counter, 0, sizeof *counter));
+    launch(counter);
+    BENCH_CUDA(cudaGetLastError());
+    unsigned long long count = 0;
+    BENCH_CUDA(cudaMemcpy(&count, counter, sizeof count, cudaMemcpyDeviceToHost));
+    BENCH_CUDA(cudaFree(counter));
+    return count;
+}
+
+// Keeps the GPU busy for `seconds` with device-to-device copies between the two halves of
+// `scratch` (`bytes` long, every word alike: the copies change nothing), so that the first timed
+// case does not meet an idle GPU's clocks (an H200 idles near 500 MHz).
+inline void keep_busy(void* scratch, std::size_t bytes, cudaStream_t stream, double seconds) {
+    const std::size_t half = bytes / 2;
+    auto* data = static_cast<unsigned char*>(scratch);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+        for (int i = 0; i < 20; ++i) {
+            BENCH_CUDA(cudaMemcpyAsync(data + half, data, half, cudaMemcpyDeviceToDevice, stream));
+        }
+        BENCH_CUDA(cudaStreamSynchronize(stream));
+    }
+}
+
 // Counts elements where got and want differ by more than rel * |want| (exact for rel == 0).
 template <class T>
 __global__ void count_mismatches_kernel(const T* got, const T* want, std::size_t n, double rel,
@@ -216,15 +245,9 @@ __global__ void count_mismatches_kernel(const T* got, const T* want, std::size_t
 
 template <class T>
 unsigned long long count_mismatches(const T* got, const T* want, std::size_t n, double rel) {
-    unsigned long long* d = nullptr;
-    BENCH_CUDA(cudaMalloc(&d, sizeof *d));
-    BENCH_CUDA(cudaMemset(d, 0, sizeof *d));
-    count_mismatches_kernel<<<1024, 256>>>(got, want, n, rel, d);
-    BENCH_CUDA(cudaGetLastError());
-    unsigned long long h = 0;
-    BENCH_CUDA(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-    BENCH_CUDA(cudaFree(d));
-    return h;
+    return device_count([&](unsigned long long* counter) {
+        count_mismatches_kernel<<<1024, 256>>>(got, want, n, rel, counter);
+    });
 }
 
 // Counts positions where out (cols x rows) is not the transpose of in (rows x cols).
@@ -245,15 +268,9 @@ __global__ void count_transpose_mismatches_kernel(const T* in, const T* out, std
 template <class T>
 unsigned long long count_transpose_mismatches(const T* in, const T* out, std::size_t rows,
                                               std::size_t cols) {
-    unsigned long long* d = nullptr;
-    BENCH_CUDA(cudaMalloc(&d, sizeof *d));
-    BENCH_CUDA(cudaMemset(d, 0, sizeof *d));
-    count_transpose_mismatches_kernel<<<1024, 256>>>(in, out, rows, cols, d);
-    BENCH_CUDA(cudaGetLastError());
-    unsigned long long h = 0;
-    BENCH_CUDA(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-    BENCH_CUDA(cudaFree(d));
-    return h;
+    return device_count([&](unsigned long long* counter) {
+        count_transpose_mismatches_kernel<<<1024, 256>>>(in, out, rows, cols, counter);
+    });
 }
 
 } // namespace bench

@@ -137,19 +137,9 @@ public:
         run_for(theirs, [&] { BENCH_CUDA(cudaStreamSynchronize(peer_)); });
     }
 
-    // Keeps the GPU busy with device-to-device copies within the flush buffer (all ones: the copies
-    // change nothing) for `seconds`, so the
-    // first timed case does not meet an idle GPU's clocks (an H200 idles near 500 MHz).
+    // Warms the GPU up with copies within the flush buffer (all ones) for `seconds`.
     void warm_up(double seconds) {
-        const std::size_t half = flush_count_ / 2 * 4;
-        auto* bytes = reinterpret_cast<unsigned char*>(flush_.data());
-        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-        while (std::chrono::steady_clock::now() < until) {
-            for (int i = 0; i < 20; ++i) {
-                BENCH_CUDA(cudaMemcpyAsync(bytes + half, bytes, half, cudaMemcpyDeviceToDevice, peer_));
-            }
-            BENCH_CUDA(cudaStreamSynchronize(peer_));
-        }
+        keep_busy(flush_.data(), flush_count_ * sizeof(std::uint32_t), peer_, seconds);
     }
 
     // Device-to-device copy of `bytes` (read + write counted: 2 * bytes moved).

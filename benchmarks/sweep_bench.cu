@@ -159,15 +159,9 @@ __global__ void count_far_kernel(const G* got, const W* want, std::size_t n, dou
 
 template <class G, class W>
 unsigned long long count_far(const G* got, const W* want, std::size_t n, double rel, double abs) {
-    unsigned long long* d = nullptr;
-    BENCH_CUDA(cudaMalloc(&d, sizeof *d));
-    BENCH_CUDA(cudaMemset(d, 0, sizeof *d));
-    count_far_kernel<<<1024, 256>>>(got, want, n, rel, abs, d);
-    BENCH_CUDA(cudaGetLastError());
-    unsigned long long h = 0;
-    BENCH_CUDA(cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost));
-    BENCH_CUDA(cudaFree(d));
-    return h;
+    return bench::device_count([&](unsigned long long* counter) {
+        count_far_kernel<<<1024, 256>>>(got, want, n, rel, abs, counter);
+    });
 }
 
 // Row sums' tolerance against the peer's: integers exact (both wrap); f32 / f64 relative (two
@@ -238,17 +232,9 @@ public:
         return false;
     }
 
-    // Keeps the GPU busy for `seconds` (an idle H200 runs near 500 MHz; the first case would meet it).
+    // Warms the GPU up with copies within the flush buffer for `seconds`.
     void warm_up(double seconds) {
-        const std::size_t half = flush_count_ / 2 * 4;
-        auto* bytes = reinterpret_cast<unsigned char*>(flush_.data());
-        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-        while (std::chrono::steady_clock::now() < until) {
-            for (int i = 0; i < 20; ++i) {
-                BENCH_CUDA(cudaMemcpyAsync(bytes + half, bytes, half, cudaMemcpyDeviceToDevice, raw_));
-            }
-            BENCH_CUDA(cudaStreamSynchronize(raw_));
-        }
+        bench::keep_busy(flush_.data(), flush_count_ * sizeof(std::uint32_t), raw_, seconds);
     }
 
     // ---- timing ----
