@@ -66,9 +66,11 @@ ProgramRun run_program(const std::string& program, const std::vector<std::string
     return run;
 }
 
-TEST(SecureEnvironment, SetuidProgramIgnoresEveryGpucoreVariable) {
+// A setuid copy of the probe, owned by nobody, in the fresh scratch folder `name` (readable by
+// all); skips the calling test where none can be made (not root, a nosuid mount).
+void make_setuid_probe(const std::string& name, fs::path& folder, fs::path& setuid_probe) {
     if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a setuid copy of the probe to another user";
-    const fs::path folder = fs::path(GPUCORE_STRESS_SCRATCH_DIR) / "setuid";
+    folder = fs::path(GPUCORE_STRESS_SCRATCH_DIR) / name;
     fs::remove_all(folder);
     fs::create_directories(folder);
     struct statvfs mount {};
@@ -76,10 +78,16 @@ TEST(SecureEnvironment, SetuidProgramIgnoresEveryGpucoreVariable) {
     if ((mount.f_flag & ST_NOSUID) != 0) GTEST_SKIP() << folder << " is on a nosuid mount";
     fs::permissions(folder, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                                 fs::perms::others_read | fs::perms::others_exec);
-    const fs::path setuid_probe = folder / "plugin_probe";
+    setuid_probe = folder / "plugin_probe";
     fs::copy_file(GPUCORE_PROBE_PATH, setuid_probe);
     ASSERT_EQ(::chown(setuid_probe.c_str(), 65534, 65534), 0); // nobody
     ASSERT_EQ(::chmod(setuid_probe.c_str(), 04755), 0);
+}
+
+TEST(SecureEnvironment, SetuidProgramIgnoresEveryGpucoreVariable) {
+    fs::path folder, setuid_probe;
+    make_setuid_probe("setuid", folder, setuid_probe);
+    if (IsSkipped() || HasFatalFailure()) return;
 
     const std::vector<std::string> environment = {
         "PATH=/usr/bin:/bin",
@@ -125,19 +133,9 @@ int compute_units(const std::string& output) {
 }
 
 TEST(SecureEnvironment, SetuidProgramIgnoresOmpNumThreads) {
-    if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a setuid copy of the probe to another user";
-    const fs::path folder = fs::path(GPUCORE_STRESS_SCRATCH_DIR) / "setuid-threads";
-    fs::remove_all(folder);
-    fs::create_directories(folder);
-    struct statvfs mount {};
-    ASSERT_EQ(::statvfs(folder.c_str(), &mount), 0);
-    if ((mount.f_flag & ST_NOSUID) != 0) GTEST_SKIP() << folder << " is on a nosuid mount";
-    fs::permissions(folder, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                fs::perms::others_read | fs::perms::others_exec);
-    const fs::path setuid_probe = folder / "plugin_probe";
-    fs::copy_file(GPUCORE_PROBE_PATH, setuid_probe);
-    ASSERT_EQ(::chown(setuid_probe.c_str(), 65534, 65534), 0); // nobody
-    ASSERT_EQ(::chmod(setuid_probe.c_str(), 04755), 0);
+    fs::path folder, setuid_probe;
+    make_setuid_probe("setuid-threads", folder, setuid_probe);
+    if (IsSkipped() || HasFatalFailure()) return;
 
     // Without the variable: the threads the process may run on.
     const std::vector<std::string> plain_environment = {"PATH=/usr/bin:/bin", "GPU_BACKEND=cpu"};
