@@ -75,6 +75,19 @@ inline gpucore_status report(gpucore_message* msg, gpucore_status status, const 
     return status;
 }
 
+// Runs body() (a launch, returning its status); an exception becomes a PLUGIN status with its text,
+// so none crosses the module boundary.
+template <class Body>
+gpucore_status guarded_launch(gpucore_message* msg, Body&& body) noexcept {
+    try {
+        return body();
+    } catch (const std::exception& e) {
+        return report(msg, GPUCORE_ERROR_PLUGIN, "launch threw: %s", e.what());
+    } catch (...) {
+        return report(msg, GPUCORE_ERROR_PLUGIN, "launch threw an exception");
+    }
+}
+
 // The arguments of one launch, copied out of `args` (the kernelParams convention) into the types
 // of the kernel's parameters.
 template <class... P, std::size_t... I>
@@ -121,7 +134,7 @@ gpucore_status launch_gpu(const gpucore_launch_config* c, const gpucore_launch_t
                           gpucore_message* msg) noexcept {
     static KernelLimits limits[kLimitDevices];
     static std::mutex limits_mutex;
-    try {
+    return guarded_launch(msg, [&]() -> gpucore_status {
         // The caller's current device is theirs: set only when it differs, and put it back.
         int current = -1;
         RuntimeError err = GPUCORE_MODULE_RT(GetDevice)(&current);
@@ -186,11 +199,7 @@ gpucore_status launch_gpu(const gpucore_launch_config* c, const gpucore_launch_t
             return runtime_failure(msg, "launch", err);
         }
         return GPUCORE_OK;
-    } catch (const std::exception& e) {
-        return report(msg, GPUCORE_ERROR_PLUGIN, "launch threw: %s", e.what());
-    } catch (...) {
-        return report(msg, GPUCORE_ERROR_PLUGIN, "launch threw an exception");
-    }
+    });
 }
 
 template <auto Kernel, class... P>
@@ -228,7 +237,7 @@ struct CpuGrid {
 template <auto Kernel, class... P>
 gpucore_status launch_cpu(const gpucore_launch_config* c, const gpucore_launch_target* target, void* const* args,
                           gpucore_message* msg) noexcept {
-    try {
+    return guarded_launch(msg, [&]() -> gpucore_status {
         const gpucore_host_parallel* parallel = target->parallel;
         if (parallel == nullptr || parallel->parallel_for == nullptr) {
             return report(msg, GPUCORE_ERROR_INVALID_ARGUMENT, "a cpu module needs the backend's worker threads");
@@ -238,11 +247,7 @@ gpucore_status launch_cpu(const gpucore_launch_config* c, const gpucore_launch_t
         parallel->parallel_for(parallel->context, blocks, &CpuGrid<Kernel, P...>::block_body, &grid);
         if (!grid.fault.empty()) return report(msg, GPUCORE_ERROR_DEVICE, "kernel fault: %s", grid.fault.c_str());
         return GPUCORE_OK;
-    } catch (const std::exception& e) {
-        return report(msg, GPUCORE_ERROR_PLUGIN, "launch threw: %s", e.what());
-    } catch (...) {
-        return report(msg, GPUCORE_ERROR_PLUGIN, "launch threw an exception");
-    }
+    });
 }
 
 template <auto Kernel, class... P>
