@@ -150,7 +150,7 @@ public:
     BlockRunner(const BlockRunner&) = delete;
     BlockRunner& operator=(const BlockRunner&) = delete;
 
-    std::string run(void (*body)(void*), void* user, const BlockLaunch& launch);
+    std::string run(void (*loop)(void*, DirectThreads&), void (*body)(void*), void* user, const BlockLaunch& launch);
 
     void record_fault(std::string text) {
         if (fault_.empty()) fault_ = std::move(text);
@@ -162,7 +162,7 @@ public:
     // Direct mode: runs the threads from the first one on, until they end or one of them reaches
     // a barrier or warp exchange (then switches to fiber mode); on the direct fiber.
     void run_direct(fctx::fcontext_t scheduler);
-    bool direct() const { return direct_; }
+    bool direct() const { return direct_threads_.direct; }
     // In direct mode: the current thread reached a barrier or warp exchange. Makes the block a
     // fiber-mode block in which the current thread waits there; returns that thread.
     GpuThread& leave_direct_mode();
@@ -209,11 +209,11 @@ private:
     std::size_t shared_capacity_ = 0;
 
     // Direct mode.
+    void (*loop_)(void*, DirectThreads&) = nullptr;
     void (*body_)(void*) = nullptr;
     void* user_ = nullptr;
-    bool direct_ = false;
-    unsigned direct_index_ = 0;  // the thread running in direct mode
-    GpuThread direct_thread_;    // stands for it (stack, sanitizer state) until fiber mode
+    DirectThreads direct_threads_;
+    GpuThread direct_thread_; // stands for the running thread (stack, sanitizer state) until fiber mode
 };
 
 // ---- switches -------------------------------------------------------------------------------------
@@ -247,10 +247,12 @@ void yield_to_scheduler(GpuThread& t) {
     __builtin_unreachable();
 }
 
-// Runs body(user) as GPU thread `t`; a fault it raises is recorded.
-void run_thread_body(GpuThread& t, void (*body)(void*), void* user) {
+// Runs f() as GPU thread `t` (or, in direct mode, as the threads it runs); a fault it raises is
+// recorded.
+template <class F>
+void run_guarded(GpuThread& t, F&& f) {
     try {
-        body(user);
+        f();
     } catch (const BlockAborted&) {
     } catch (const std::exception& e) {
         t.runner->record_fault("thread " + text_of(t_execution.position.thread_idx) + " threw: " + e.what());
@@ -266,7 +268,7 @@ void fiber_entry(fctx::transfer_t from) {
     __sanitizer_finish_switch_fiber(nullptr, &t->asan_from_bottom, &t->asan_from_size);
 #endif
     BlockRunner& runner = *t->runner;
-    if (!t->aborting) run_thread_body(*t, runner.body_of(), runner.user_of());
+    if (!t->aborting) run_guarded(*t, [&] { runner.body_of()(runner.user_of()); });
     t->wait = Wait::exited;
     leave_fiber(*t);
 }
@@ -305,32 +307,24 @@ void BlockRunner::run_direct(fctx::fcontext_t scheduler) {
 #if defined(GPUCORE_SIMT_ASAN)
     __sanitizer_finish_switch_fiber(nullptr, &d.asan_from_bottom, &d.asan_from_size);
 #endif
-    const dim3 dim = block_position_.block_dim;
-    dim3& idx = t_execution.position.thread_idx;
-    idx = dim3(0, 0, 0);
-    for (direct_index_ = 0; direct_index_ < threads_in_block_; ++direct_index_) {
-        run_thread_body(d, body_, user_);
-        if (!direct_) {
-            // This fiber became the fiber of a thread that synchronised; that thread has ended.
-            GpuThread& t = threads_[direct_index_];
-            t.wait = Wait::exited;
-            leave_fiber(t);
-        }
-        if (!fault_.empty()) break;
-        if (++idx.x == dim.x) {
-            idx.x = 0;
-            if (++idx.y == dim.y) {
-                idx.y = 0;
-                ++idx.z;
-            }
-        }
+    t_execution.position.thread_idx = dim3(0, 0, 0);
+    direct_threads_ = DirectThreads{0, threads_in_block_, true};
+    // The loop returns when the threads have ended, one of them went to fiber mode, or a thread
+    // faulted (the block stops there).
+    if (loop_ != nullptr) run_guarded(d, [&] { loop_(user_, direct_threads_); });
+    else run_guarded(d, [&] { run_direct_threads(direct_threads_, [&] { body_(user_); }); });
+    if (!direct_threads_.direct) {
+        // This fiber became the fiber of a thread that synchronised; that thread has ended.
+        GpuThread& t = threads_[direct_threads_.index];
+        t.wait = Wait::exited;
+        leave_fiber(t);
     }
     d.wait = Wait::exited;
     leave_fiber(d);
 }
 
 GpuThread& BlockRunner::leave_direct_mode() {
-    const unsigned k = direct_index_;
+    const unsigned k = direct_threads_.index;
     prepare_fibers(k);
     GpuThread& t = threads_[k];
     // The direct fiber goes on as thread k: its stack, its scheduler, its sanitizer state.
@@ -340,7 +334,7 @@ GpuThread& BlockRunner::leave_direct_mode() {
     t.asan_from_bottom = direct_thread_.asan_from_bottom;
     t.asan_from_size = direct_thread_.asan_from_size;
     t.self = nullptr; // set by run() when the fiber yields
-    direct_ = false;
+    direct_threads_.direct = false;
     t_current = &t;
     return t;
 }
@@ -399,8 +393,10 @@ void BlockRunner::prepare_fibers(unsigned first_live) {
     barrier_arrivals_ = 0;
 }
 
-std::string BlockRunner::run(void (*body)(void*), void* user, const BlockLaunch& launch) {
+std::string BlockRunner::run(void (*loop)(void*, DirectThreads&), void (*body)(void*), void* user,
+                             const BlockLaunch& launch) {
     const unsigned n = launch.block_dim.x * launch.block_dim.y * launch.block_dim.z;
+    loop_ = loop;
     body_ = body;
     user_ = user;
     threads_in_block_ = n;
@@ -421,7 +417,7 @@ std::string BlockRunner::run(void (*body)(void*), void* user, const BlockLaunch&
     t_execution.dynamic_shared = shared_.get();
 
     // Direct mode, on the direct fiber (stack 0).
-    direct_ = true;
+    direct_threads_ = DirectThreads{0, n, true};
     direct_thread_ = GpuThread{};
     direct_thread_.runner = this;
     direct_thread_.stack = &stacks_[0];
@@ -441,9 +437,9 @@ std::string BlockRunner::run(void (*body)(void*), void* user, const BlockLaunch&
         __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
 #endif
         t_current = nullptr;
-        if (direct_) return fault_.empty() ? std::string() : "block " + text_of(launch.block_idx) + ": " + fault_;
-        // Fiber mode: the direct fiber now waits as thread direct_index_.
-        GpuThread& t = threads_[direct_index_];
+        if (direct_threads_.direct) return fault_.empty() ? std::string() : "block " + text_of(launch.block_idx) + ": " + fault_;
+        // Fiber mode: the direct fiber now waits as the thread it was running.
+        GpuThread& t = threads_[direct_threads_.index];
         t.self = back.fctx;
         arrived(t);
     }
@@ -664,7 +660,8 @@ void warp_exchange(void* value, std::size_t bytes, ExchangeMode mode, int operan
     std::memcpy(value, t.shuffle_out, bytes);
 }
 
-std::string run_block(void (*thread_body)(void*), void* user, const BlockLaunch& launch) {
+std::string run_block(void (*thread_loop)(void*, DirectThreads&), void (*thread_body)(void*), void* user,
+                      const BlockLaunch& launch) {
     // On the heap: the module's TLS block stays small enough for the loader's static TLS room,
     // where the kernels' reads of their position are plain loads.
     thread_local std::unique_ptr<BlockRunner> runner;
@@ -673,7 +670,11 @@ std::string run_block(void (*thread_body)(void*), void* user, const BlockLaunch&
     } catch (const std::bad_alloc&) {
         return "no memory for the block runner";
     }
-    return runner->run(thread_body, user, launch);
+    return runner->run(thread_loop, thread_body, user, launch);
+}
+
+std::string run_block(void (*thread_body)(void*), void* user, const BlockLaunch& launch) {
+    return run_block(nullptr, thread_body, user, launch);
 }
 
 } // namespace gpucore::simt

@@ -216,6 +216,12 @@ struct CpuGrid {
     std::string fault;
 
     static void thread_body(void* user) { std::apply(Kernel, static_cast<CpuGrid*>(user)->params); }
+    // Flattened: the kernel is inlined into the loop over the block's threads (see
+    // simt::run_direct_threads).
+    __attribute__((flatten)) static void thread_loop(void* user, simt::DirectThreads& threads) {
+        const std::tuple<P...>& params = static_cast<CpuGrid*>(user)->params;
+        simt::run_direct_threads(threads, [&] { std::apply(Kernel, params); });
+    }
     static void block_body(void* user, std::uint64_t b) {
         auto* grid = static_cast<CpuGrid*>(user);
         const gpucore_launch_config& c = *grid->config;
@@ -226,7 +232,7 @@ struct CpuGrid {
         launch.grid_dim = dim3(c.grid[0], c.grid[1], c.grid[2]);
         launch.warp_size = grid->warp_size;
         launch.shared_bytes = c.shared_bytes;
-        std::string fault = simt::run_block(&thread_body, user, launch);
+        std::string fault = simt::run_block(&thread_loop, &thread_body, user, launch);
         if (!fault.empty()) {
             std::lock_guard<std::mutex> lock(grid->mutex);
             if (grid->fault.empty()) grid->fault = std::move(fault);

@@ -60,6 +60,8 @@ struct ExecutionState {
 // initializer (which clang cannot link to a hidden symbol in a shared object).
 #if defined(__clang__)
 #define GPUCORE_SIMT_CONSTANT_INIT [[clang::require_constant_initialization]]
+#elif defined(__GNUC__)
+#define GPUCORE_SIMT_CONSTANT_INIT __constinit
 #else
 #define GPUCORE_SIMT_CONSTANT_INIT
 #endif
@@ -78,6 +80,37 @@ struct BlockLaunch {
 // Runs thread_body(user) once per thread of the block on the calling OS thread; returns "" or the
 // fault's description. Not reentrant.
 GPUCORE_SIMT_HIDDEN std::string run_block(void (*thread_body)(void*), void* user, const BlockLaunch& launch);
+
+// A block's threads in direct mode: they run one after another, in index order, as plain calls.
+struct DirectThreads {
+    unsigned index = 0; // the thread running now
+    unsigned count = 0; // threads in the block
+    bool direct = true; // cleared when the running thread reaches a barrier or warp operation
+};
+// Runs the kernel for threads d.index, d.index + 1, ... until the last one ends or the running one
+// leaves direct mode; d.index then names the thread that was running. `body` runs one thread.
+// Inlined into a kernel's launcher, the kernel is inlined into this loop: the block's threads
+// then cost what the iterations of a plain loop do.
+template <class Body>
+inline void run_direct_threads(DirectThreads& d, Body&& body) {
+    dim3& idx = t_execution.position.thread_idx;
+    const dim3 dim = t_execution.position.block_dim;
+    for (;;) {
+        body();
+        if (!d.direct || ++d.index == d.count) return;
+        if (++idx.x == dim.x) {
+            idx.x = 0;
+            if (++idx.y == dim.y) {
+                idx.y = 0;
+                ++idx.z;
+            }
+        }
+    }
+}
+// As run_block, with `thread_loop(user, d)` running the direct-mode threads (it calls
+// run_direct_threads) and thread_body(user) one thread once the block has gone to fibers.
+GPUCORE_SIMT_HIDDEN std::string run_block(void (*thread_loop)(void*, DirectThreads&), void (*thread_body)(void*),
+                                          void* user, const BlockLaunch& launch);
 
 // Waits until every thread of the block arrives (`file`:`line` is the call site, for messages).
 GPUCORE_SIMT_HIDDEN void block_barrier(const char* file, int line);
