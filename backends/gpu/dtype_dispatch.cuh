@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Run-time dtype / reduce-op values to compile-time kernel types. Integer sums and products run
 // in uint32_t for both i32 and u32: wrap-around is defined, and the bits are the same. f16 and
-// bf16 run as gpu_half / gpu_bfloat16 (gpu_vendor.hpp), computed in float (element_math.cuh).
+// bf16 run as half_t / bfloat16_t (gpu_vendor.hpp), computed in float (element_math.cuh).
 #pragma once
 
 #include <cstdint>
@@ -28,11 +28,11 @@ struct DeviceElement {
 };
 template <>
 struct DeviceElement<half> {
-    using type = gpu_half;
+    using type = half_t;
 };
 template <>
 struct DeviceElement<bfloat16> {
-    using type = gpu_bfloat16;
+    using type = bfloat16_t;
 };
 template <class T>
 using device_element_t = typename DeviceElement<T>::type;

@@ -12,11 +12,9 @@
 //  - which runtime errors are sticky (the context is lost and every later call fails);
 //  - the architecture string ("sm_90" from the compute capability vs gcnArchName "gfx90a");
 //  - the warp (wavefront) width: 32 on NVIDIA, 64 on gfx9 CDNA, 32 on gfx10+ RDNA (wave32 default);
-//  - the lane-mask type (64-bit on HIP) and the shuffle intrinsics (CUDA's *_sync forms take the
-//    mask of participating lanes; HIP's take none);
 //  - the bulk tensor copy engine (Hopper's TMA): CUDA only, GPUCORE_GPU_HAS_BULK_TENSOR_COPY;
-//  - the 16-bit float element types and their conversions to and from float (cuda_fp16.h /
-//    cuda_bf16.h, hip_fp16.h / hip_bfloat16.h, the host types of float16.hpp on simt);
+//  - cache hints of loads and stores (the kernel dialect, gpucore/kernel.hpp, covers the rest of
+//    what kernels use: element types, warp operations, barriers, atomics, fences);
 //  - how a kernel is launched: launch_kernel() below, the one place with <<<>>>.
 #pragma once
 
@@ -439,62 +437,32 @@ inline bool encode_bulk_tensor_map(BulkTensorMap* map, const void* base, std::ui
 #define GPUCORE_GPU_CHECK(call) ::gpucore::gpu::check_call((call), #call, __FILE__, __LINE__)
 
 // ---- device-side differences (only in translation units compiled by nvcc / hipcc, or for simt) ---
+// The kernels are written in the public kernel dialect (gpucore/kernel.hpp: element types, warp
+// operations, barriers, atomics, fences). What follows adds only what the dialect leaves out: the
+// warp width as a compile-time constant of the target, and loads and stores with cache hints.
 #if defined(__CUDACC__) || defined(__HIPCC__) || GPUCORE_GPU_IS_SIMT
-#if GPUCORE_GPU_IS_SIMT
-#include "gpucore/float16.hpp"
-#elif GPUCORE_GPU_IS_HIP
-#include <hip/hip_bfloat16.h>
-#include <hip/hip_fp16.h>
-#else
+#include "gpucore/kernel.hpp"
+#if !GPUCORE_GPU_IS_SIMT && !GPUCORE_GPU_IS_HIP
 #include <cuda/ptx>
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <nv/target>
 #endif
 namespace gpucore::gpu {
 
-// ---- 16-bit float elements --------------------------------------------------------------------
-// gpu_half (IEEE binary16) and gpu_bfloat16 (the upper half of a binary32): the kernels' storage
-// types of the f16 and bf16 dtypes, 2 bytes each, bit-compatible with gpucore::half / bfloat16.
-// Kernels never compute in them: they widen to float (exact) and round back once with
-// round_to<T>(float): round to nearest, ties to even, as the host types (float16.hpp) do.
-#if GPUCORE_GPU_IS_SIMT
-using gpu_half = gpucore::half;
-using gpu_bfloat16 = gpucore::bfloat16;
-inline float widen_to_float(gpu_half x) { return static_cast<float>(x); }
-inline float widen_to_float(gpu_bfloat16 x) { return static_cast<float>(x); }
-inline gpu_half round_to_half(float x) { return gpu_half(x); }
-inline gpu_bfloat16 round_to_bfloat16(float x) { return gpu_bfloat16(x); }
-#elif GPUCORE_GPU_IS_HIP
-using gpu_half = __half;
-using gpu_bfloat16 = hip_bfloat16; // ROCm 5.2's bfloat16 (rounds to nearest even from float)
-__device__ __forceinline__ float widen_to_float(gpu_half x) { return __half2float(x); }
-__device__ __forceinline__ float widen_to_float(gpu_bfloat16 x) { return static_cast<float>(x); }
-__device__ __forceinline__ gpu_half round_to_half(float x) { return __float2half_rn(x); }
-__device__ __forceinline__ gpu_bfloat16 round_to_bfloat16(float x) { return gpu_bfloat16(x); }
-#else
-using gpu_half = __half;
-using gpu_bfloat16 = __nv_bfloat16;
-__device__ __forceinline__ float widen_to_float(gpu_half x) { return __half2float(x); }
-__device__ __forceinline__ float widen_to_float(gpu_bfloat16 x) { return __bfloat162float(x); }
-__device__ __forceinline__ gpu_half round_to_half(float x) { return __float2half_rn(x); }
-__device__ __forceinline__ gpu_bfloat16 round_to_bfloat16(float x) { return __float2bfloat16_rn(x); }
-#endif
-static_assert(sizeof(gpu_half) == 2 && sizeof(gpu_bfloat16) == 2, "16-bit float elements");
+using kernel::atomic_add;
+using kernel::bfloat16_t;
+using kernel::dynamic_shared;
+using kernel::fence_device;
+using kernel::half_t;
+using kernel::round_to;
+using kernel::shfl_xor;
+using kernel::sync_block;
+using kernel::to_float;
+static_assert(sizeof(half_t) == 2 && sizeof(bfloat16_t) == 2, "16-bit float elements");
 
 #if GPUCORE_GPU_IS_SIMT
 // The simt execution's warp width, fixed when the plugin is built (64 like CDNA, 32 like RDNA and
-// NVIDIA); the lane mask is as wide as the warp.
+// NVIDIA).
 inline constexpr int kWarpSize = GPUCORE_SIMT_WARP_SIZE;
-using lane_mask_t = std::conditional_t<kWarpSize == 64, std::uint64_t, std::uint32_t>;
-inline constexpr lane_mask_t kFullLaneMask = ~lane_mask_t{0};
-
-// Every lane of the warp must call this; it waits for this warp's lanes only.
-template <class T>
-inline T shfl_xor(T value, int lane_mask, int width, const char* file = __builtin_FILE(),
-                  int line = __builtin_LINE()) {
-    return gpucore::kernel::vendor::shfl_xor(value, lane_mask, width, file, line);
-}
 
 inline uint4 load_readonly_16(const void* p) {
     uint4 v;
@@ -518,13 +486,6 @@ inline constexpr int kWarpSize = __AMDGCN_WAVEFRONT_SIZE;
 #else
 inline constexpr int kWarpSize = 64;
 #endif
-using lane_mask_t = std::uint64_t;
-inline constexpr lane_mask_t kFullLaneMask = ~lane_mask_t{0};
-
-template <class T>
-__device__ __forceinline__ T shfl_xor(T value, int lane_mask, int width) {
-    return __shfl_xor(value, lane_mask, width);
-}
 
 // 16-byte load of data the kernel never writes.
 __device__ __forceinline__ uint4 load_readonly_16(const void* p) {
@@ -543,14 +504,6 @@ __device__ __forceinline__ void store_streaming_16(void* p, uint4 v) {
 }
 #else
 inline constexpr int kWarpSize = 32;
-using lane_mask_t = std::uint32_t;
-inline constexpr lane_mask_t kFullLaneMask = ~lane_mask_t{0};
-
-// Every lane of the warp must call this (all our warp reductions keep the whole warp converged).
-template <class T>
-__device__ __forceinline__ T shfl_xor(T value, int lane_mask, int width) {
-    return __shfl_xor_sync(kFullLaneMask, value, lane_mask, width);
-}
 
 // 16-byte load of data the kernel never writes: through the read-only (non-coherent) data path.
 __device__ __forceinline__ uint4 load_readonly_16(const void* p) {

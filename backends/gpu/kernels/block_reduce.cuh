@@ -16,7 +16,7 @@ struct BlockReduceStorage {
 };
 
 // Reduces `value` over the block; the result is valid in thread 0 only. Every thread of the block
-// must call it. Calling it again with the same storage needs a __syncthreads() in between.
+// must call it. Calling it again with the same storage needs a sync_block() in between.
 template <int BlockThreads, class T, class Op>
 __device__ __forceinline__ T block_reduce(T value, Op op,
                                           BlockReduceStorage<T, BlockThreads>& storage) {
@@ -29,7 +29,7 @@ __device__ __forceinline__ T block_reduce(T value, Op op,
     value = warp_reduce<kWarpSize>(value, op);
     if constexpr (kWarps == 1) return value;
     if (lane == 0) storage.warp_results[warp] = value;
-    __syncthreads();
+    sync_block();
     if (warp == 0) {
         value = lane < kWarps ? storage.warp_results[lane] : Op::template identity<T>();
         value = warp_reduce<kWarps>(value, op);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What kernels compute an element type in. The 4- and 8-byte types compute in themselves (widen and
-// narrow are the identity, so their code is unchanged); gpu_half and gpu_bfloat16 compute in float:
-// widen is exact, narrow rounds to nearest even (gpu_vendor.hpp). Reductions accumulate in
-// Accumulator and narrow once, at the end.
+// narrow are the identity, so their code is unchanged); half_t and bfloat16_t compute in float:
+// widen is exact, narrow rounds to nearest even (the kernel dialect's to_float and round_to).
+// Reductions accumulate in Accumulator and narrow once, at the end.
 #pragma once
 
 #include "../gpu_vendor.hpp"
@@ -16,16 +16,16 @@ struct ElementMath {
     static __device__ __forceinline__ T narrow(T x) { return x; }
 };
 template <>
-struct ElementMath<gpu_half> {
+struct ElementMath<half_t> {
     using Accumulator = float;
-    static __device__ __forceinline__ float widen(gpu_half x) { return widen_to_float(x); }
-    static __device__ __forceinline__ gpu_half narrow(float x) { return round_to_half(x); }
+    static __device__ __forceinline__ float widen(half_t x) { return to_float(x); }
+    static __device__ __forceinline__ half_t narrow(float x) { return round_to<half_t>(x); }
 };
 template <>
-struct ElementMath<gpu_bfloat16> {
+struct ElementMath<bfloat16_t> {
     using Accumulator = float;
-    static __device__ __forceinline__ float widen(gpu_bfloat16 x) { return widen_to_float(x); }
-    static __device__ __forceinline__ gpu_bfloat16 narrow(float x) { return round_to_bfloat16(x); }
+    static __device__ __forceinline__ float widen(bfloat16_t x) { return to_float(x); }
+    static __device__ __forceinline__ bfloat16_t narrow(float x) { return round_to<bfloat16_t>(x); }
 };
 
 template <class T>

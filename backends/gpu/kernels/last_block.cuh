@@ -19,13 +19,13 @@ __device__ __forceinline__ bool publish_partial(T partial, T* partial_slot, unsi
                                                 unsigned int expected, bool* is_last_shared) {
     if (threadIdx.x == 0) {
         *partial_slot = partial;
-        __threadfence(); // the partial is visible device-wide before the ticket is taken
-        const unsigned int drawn = atomicAdd(ticket, 1u);
+        fence_device(); // the partial is visible device-wide before the ticket is taken
+        const unsigned int drawn = atomic_add(ticket, 1u);
         const bool last = drawn == expected - 1;
-        if (last) __threadfence(); // acquire side: order the ticket before reading partials
+        if (last) fence_device(); // acquire side: order the ticket before reading partials
         *is_last_shared = last;
     }
-    __syncthreads();
+    sync_block();
     return *is_last_shared;
 }
 

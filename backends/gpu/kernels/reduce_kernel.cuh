@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     if (!publish_partial(value, partials + blockIdx.x, ticket, gridDim.x, &is_last)) return;
 
     value = combine_partials<kThreads>(partials, gridDim.x, op);
-    __syncthreads(); // storage is reused
+    sync_block(); // storage is reused
     value = block_reduce<kThreads>(value, op, storage);
     if (threadIdx.x == 0) {
         out[0] = narrow<T>(value);

@@ -108,14 +108,14 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
         } else if (publish_partial(value, partials + item, tickets + row,
                                    static_cast<unsigned int>(split), &is_last)) {
             value = combine_partials<kThreads>(partials + row * split, split, op);
-            __syncthreads();
+            sync_block();
             value = block_reduce<kThreads>(value, op, storage);
             if (threadIdx.x == 0) {
                 out[row] = narrow<T>(value);
                 tickets[row] = 0;
             }
         }
-        __syncthreads(); // storage and is_last are reused by the next item
+        sync_block(); // storage and is_last are reused by the next item
     }
 }
 

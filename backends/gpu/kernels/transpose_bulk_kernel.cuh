@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(kThreads)
     constexpr int kChunks = BulkTranspose::kRowBytes / BulkTranspose::kChunk;
     constexpr int kBoxBytes = kBoxRows * BulkTranspose::kRowBytes;
     static_assert(kBoxRows % kInner == 0 && kBoxRows % 32 == 0, "whole output boxes, whole warps");
-    extern __shared__ unsigned char shared_raw[];
+    unsigned char* const shared_raw = dynamic_shared<unsigned char>();
     __shared__ std::uint64_t loaded[kStages]; // one barrier per input stage
     auto* base = reinterpret_cast<unsigned char*>(
         (reinterpret_cast<std::uintptr_t>(shared_raw) + BulkTranspose::kAlignment - 1) &
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(kThreads)
         for (int s = 0; s < kStages; ++s) bulk_barrier_init(&loaded[s], 1);
         for (std::size_t i = 0; i < mine && i < kStages; ++i) start_load(i);
     }
-    __syncthreads();
+    sync_block();
 
     for (std::size_t i = 0; i < mine; ++i) {
         const int stage = static_cast<int>(i % kStages);
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(kThreads)
         }
         // The store that last read this output buffer (two tiles ago) must be done reading it.
         if (threadIdx.x == 0) bulk_store_wait_read_all_but_one();
-        __syncthreads();
+        sync_block();
 
         const unsigned char* src = in_boxes + stage * kBoxBytes;
         unsigned char* dst = out_boxes + (i & 1) * kBoxBytes;
@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(kThreads)
             }
         }
         fence_shared_for_bulk_copy();
-        __syncthreads();
+        sync_block();
 
         if (threadIdx.x == 0) {
             // Output box j: output rows tile_col .. + kInner, columns tile_row + j * kInner ...

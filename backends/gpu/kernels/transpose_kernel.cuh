@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
             const std::size_t in_row = tile_row + j;
             if (in_row < rows && in_col < cols) tile[j][tx] = in[in_row * cols + in_col];
         }
-        __syncthreads();
+        sync_block();
         const std::size_t out_col = tile_row + tx; // output column = input row
 #pragma unroll
         for (int k = 0; k < kTile / kBlockRows; ++k) {
@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
             const std::size_t out_row = tile_col + j; // output row = input column
             if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[tx][j];
         }
-        __syncthreads(); // the tile is refilled by the next iteration
+        sync_block(); // the tile is refilled by the next iteration
     }
 }
 
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(kThreadsX* kThreadsY)
                 for (int k = 0; k < kVec; ++k) tile[j][tx * kVec + k] = v.v[k];
             }
         }
-        __syncthreads();
+        sync_block();
         const std::size_t out_col = tile_row + static_cast<std::size_t>(tx) * kVec;
 #pragma unroll
         for (int r = 0; r < kTile / kThreadsY; ++r) {
@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(kThreadsX* kThreadsY)
                 store_pack(out + out_row * rows + out_col, 0, v);
             }
         }
-        __syncthreads();
+        sync_block();
     }
 }
 

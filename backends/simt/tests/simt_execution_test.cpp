@@ -188,7 +188,6 @@ std::vector<std::uint64_t> random_words(std::size_t n, unsigned seed) {
 
 TEST_F(SimtExecution, WarpSizeFollowsTheBuild) {
     EXPECT_EQ(kWarpSize, GPUCORE_SIMT_WARP_SIZE);
-    EXPECT_EQ(sizeof(gpucore::gpu::lane_mask_t) * 8, static_cast<std::size_t>(kWarpSize));
     int width = 0;
     ASSERT_EQ(simtDeviceGetAttribute(&width, simtDevAttrWarpSize, 0), simtSuccess);
     EXPECT_EQ(width, kWarpSize);
