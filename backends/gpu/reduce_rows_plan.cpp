@@ -39,19 +39,21 @@ RowPlan sub_warp_plan(std::size_t rows, int width, int per_lane, const DeviceSha
     return plan;
 }
 
-// The planner's sub-warp shape for rows of `cols` elements: halve the width (doubling the elements
-// per lane) while the sub-warp spans more than kSubWarpSpanBytes. False when no kernel fits.
+// The planner's sub-warp shape for rows of `cols` elements of `element_bytes` each (see
+// TuningPolicy::ReduceRows). False when the rows are too long for a sub-warp.
 bool planned_sub_warp_shape(std::size_t cols, std::size_t element_bytes, int& width, int& per_lane) {
     if (cols > static_cast<std::size_t>(Policy::kSubWarpMaxCols)) return false;
-    const int span = Policy::kSubWarpSpanBytes > 0
-                         ? std::max(1, Policy::kSubWarpSpanBytes /
-                                           static_cast<int>(std::max<std::size_t>(element_bytes, 1)))
-                         : Policy::kSubWarpMaxWidth;
-    width = next_power_of_two(std::max<std::size_t>(cols, 1));
-    per_lane = 1;
-    while (width > span && per_lane < Policy::kSubWarpMaxPerLane) {
-        width /= 2;
-        per_lane *= 2;
+    if (cols <= static_cast<std::size_t>(Policy::kSubWarpLanePerElementMaxCols)) {
+        width = next_power_of_two(std::max<std::size_t>(cols, 1));
+        per_lane = 1;
+    } else if (cols <= static_cast<std::size_t>(Policy::kSubWarpNarrowMaxCols)) {
+        width = Policy::kSubWarpNarrowWidth;
+        const int least = element_bytes >= 8 ? Policy::kSubWarpNarrowMinPerLaneWide : Policy::kSubWarpNarrowMinPerLane;
+        per_lane = std::min(Policy::kSubWarpMaxPerLane,
+                            std::max(least, next_power_of_two(ceil_div(cols, static_cast<std::size_t>(width)))));
+    } else {
+        width = Policy::kSubWarpWideWidth;
+        per_lane = Policy::kSubWarpMaxPerLane;
     }
     return sub_warp_kernel_exists(width, per_lane);
 }
@@ -87,8 +89,9 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
         return sub_warp_plan(rows, width, per_lane, device);
     }
     // A warp per row needs enough rows to occupy the SMs; with few rows, blocks split them.
-    const std::size_t enough_rows_for_warps = static_cast<std::size_t>(device.sm_count) * 4;
-    if (cols <= Policy::kWarpRowMaxCols && rows >= enough_rows_for_warps) {
+    const auto sms = static_cast<std::size_t>(device.sm_count);
+    if ((cols <= Policy::kWarpRowMaxCols && rows >= sms * Policy::kWarpRowMinRowsPerSm) ||
+        (cols <= Policy::kWarpRowLongMaxCols && rows >= sms * Policy::kWarpRowLongMinRowsPerSm)) {
         return warp_plan(rows, device);
     }
     // Fewer rows than one wave of blocks: split each row over wave / rows blocks (rounded down,

@@ -46,19 +46,25 @@ struct TuningPolicy {
         static constexpr std::size_t kSmallGridBlocks = 256;
     };
     struct ReduceRows {
-        // Rows up to kSubWarpMaxCols columns go to logical sub-warps (several rows per warp) of
-        // at most kSubWarpMaxWidth lanes; every GPU we target has a hardware warp at least that
-        // wide. A sub-warp spans kSubWarpSpanBytes of its row per load (a 32-byte sector), its
-        // lanes taking up to kSubWarpMaxPerLane elements each, strided, for longer rows: the
-        // lessons' tile-8 rung (8 lanes x 4 floats for 32 columns) beat one lane per element at
-        // width 32 (five shuffles per row instead of three). kSubWarpSpanBytes = 0: one lane per
-        // element, widths up to kSubWarpMaxWidth (rows past it go to a warp or a block each).
+        // Rows up to kSubWarpMaxCols columns go to logical sub-warps (several rows per warp):
+        //  - up to kSubWarpLanePerElementMaxCols columns, one lane per element (the width is the
+        //    next power of two of the columns);
+        //  - up to kSubWarpNarrowMaxCols, kSubWarpNarrowWidth lanes, each taking the next power of
+        //    two of cols / width elements, strided (at least kSubWarpNarrowMinPerLane, or
+        //    kSubWarpNarrowMinPerLaneWide for 8-byte types; at most kSubWarpMaxPerLane);
+        //  - longer ones, kSubWarpWideWidth lanes of kSubWarpMaxPerLane elements.
+        // Fewer, fuller lanes mean fewer shuffles per row and more loads in flight per lane.
         // Kernels exist for one element per lane at widths 1..kSubWarpMaxWidth and for 2..
         // kSubWarpMaxPerLane elements per lane at widths kSubWarpStridedMinWidth..
-        // kSubWarpStridedMaxWidth (32 bytes of f64, f32 and f16 rows).
+        // kSubWarpStridedMaxWidth; every GPU we target has a hardware warp at least that wide.
         static constexpr int kSubWarpMaxCols = 64;
+        static constexpr int kSubWarpLanePerElementMaxCols = 4;
+        static constexpr int kSubWarpNarrowMaxCols = 32;
+        static constexpr int kSubWarpNarrowWidth = 4;
+        static constexpr int kSubWarpNarrowMinPerLane = 2;
+        static constexpr int kSubWarpNarrowMinPerLaneWide = 4;
+        static constexpr int kSubWarpWideWidth = 8;
         static constexpr int kSubWarpMaxWidth = 32;
-        static constexpr int kSubWarpSpanBytes = 32;
         static constexpr int kSubWarpMaxPerLane = 8;
         static constexpr int kSubWarpStridedMinWidth = 4;
         static constexpr int kSubWarpStridedMaxWidth = 16;
@@ -68,8 +74,13 @@ struct TuningPolicy {
         static constexpr int sub_warp_rows_in_flight(int per_lane) {
             return per_lane >= kSubWarpLoadsInFlight ? 1 : kSubWarpLoadsInFlight / per_lane;
         }
-        // Rows up to this many columns get one warp each (when there are enough rows).
+        // Rows up to kWarpRowMaxCols columns get one warp each when there are at least
+        // kWarpRowMinRowsPerSm rows per SM; rows up to kWarpRowLongMaxCols columns, when there are
+        // at least kWarpRowLongMinRowsPerSm (fewer long rows fill the GPU better as blocks).
         static constexpr std::size_t kWarpRowMaxCols = 2048;
+        static constexpr std::size_t kWarpRowMinRowsPerSm = 4;
+        static constexpr std::size_t kWarpRowLongMaxCols = 16384;
+        static constexpr std::size_t kWarpRowLongMinRowsPerSm = 8;
         static constexpr int kWarpRowThreads = 256;
         static constexpr int kWarpRowPacksPerThread = 2;
         // Longer rows: one block per row, or several (with a per-row ticket) when the rows are too

@@ -18,29 +18,31 @@ const DeviceShape kH100{132, 32, 2048};
 constexpr std::size_t kPartials = TuningPolicy::Scratch::kPartialSlots;
 constexpr std::size_t kTickets = TuningPolicy::Scratch::kTicketSlots;
 
-TEST(ReduceRowsPlan, ShortRowsShareWarpsAtTheNextPowerOfTwoWidth) {
-    // f32 (the default element size): 8 lanes (32 bytes) per row, up to 8 elements each.
+TEST(ReduceRowsPlan, ShortRowsShareWarps) {
+    // f32 (the default element size): a lane per element up to 4 columns, then 4 lanes.
     const RowPlan p16 = plan_reduce_rows(1 << 20, 16, kH100, kPartials, kTickets);
     EXPECT_EQ(p16.strategy, RowStrategy::sub_warp);
-    EXPECT_EQ(p16.logical_width, 8);
-    EXPECT_EQ(p16.per_lane, 2);
+    EXPECT_EQ(p16.logical_width, 4);
+    EXPECT_EQ(p16.per_lane, 4);
     const RowPlan p17 = plan_reduce_rows(100, 17, kH100, kPartials, kTickets);
-    EXPECT_EQ(p17.logical_width, 8);
-    EXPECT_EQ(p17.per_lane, 4);
-    EXPECT_EQ(plan_reduce_rows(100, 5, kH100, kPartials, kTickets).logical_width, 8);
-    EXPECT_EQ(plan_reduce_rows(100, 5, kH100, kPartials, kTickets).per_lane, 1);
+    EXPECT_EQ(p17.logical_width, 4);
+    EXPECT_EQ(p17.per_lane, 8);
+    EXPECT_EQ(plan_reduce_rows(100, 5, kH100, kPartials, kTickets).logical_width, 4);
+    EXPECT_EQ(plan_reduce_rows(100, 5, kH100, kPartials, kTickets).per_lane, 2);
     EXPECT_EQ(plan_reduce_rows(100, 0, kH100, kPartials, kTickets).logical_width, 1);
     EXPECT_EQ(plan_reduce_rows(100, 1, kH100, kPartials, kTickets).logical_width, 1);
 }
 
-TEST(ReduceRowsPlan, ShortRowsUpTo64ColumnsSpanASectorPerLoad) {
+TEST(ReduceRowsPlan, ShortRowShapesByColumnsAndElementSize) {
     struct Want {
         std::size_t cols, element_bytes;
         int width, per_lane;
     };
-    for (const Want& w : {Want{64, 4, 8, 8}, Want{33, 4, 8, 8}, Want{32, 4, 8, 4}, Want{64, 8, 8, 8},
-                          Want{32, 8, 4, 8}, Want{16, 8, 4, 4}, Want{4, 8, 4, 1}, Want{64, 2, 16, 4},
-                          Want{32, 2, 16, 2}, Want{16, 2, 16, 1}, Want{3, 2, 4, 1}}) {
+    for (const Want& w : {Want{64, 4, 8, 8}, Want{33, 4, 8, 8}, Want{32, 4, 4, 8}, Want{7, 4, 4, 2},
+                          Want{8, 4, 4, 2}, Want{9, 4, 4, 4}, Want{64, 8, 8, 8}, Want{32, 8, 4, 8},
+                          Want{16, 8, 4, 4}, Want{7, 8, 4, 4}, Want{4, 8, 4, 1}, Want{64, 2, 8, 8},
+                          Want{48, 2, 8, 8}, Want{32, 2, 4, 8}, Want{16, 2, 4, 4}, Want{8, 2, 4, 2},
+                          Want{3, 2, 4, 1}, Want{2, 4, 2, 1}}) {
         const RowPlan p = plan_reduce_rows(1 << 20, w.cols, kH100, kPartials, kTickets, 0, w.element_bytes);
         EXPECT_EQ(p.strategy, RowStrategy::sub_warp) << w.cols << " x " << w.element_bytes << " bytes";
         EXPECT_EQ(p.logical_width, w.width) << w.cols << " x " << w.element_bytes << " bytes";
@@ -67,6 +69,21 @@ TEST(ReduceRowsPlan, SubWarpPlansForEveryElementsPerLane) {
 TEST(ReduceRowsPlan, ManyMediumRowsGetAWarpEach) {
     EXPECT_EQ(plan_reduce_rows(100000, 1000, kH100, kPartials, kTickets).strategy,
               RowStrategy::warp_per_row);
+}
+
+// Rows of 4096-16384 columns: a warp each once there are 8 rows per SM (1056 here), a block each
+// below that.
+TEST(ReduceRowsPlan, ManyRowsOfUpTo16384ColumnsGetAWarpEach) {
+    EXPECT_EQ(plan_reduce_rows(4096, 4096, kH100, kPartials, kTickets).strategy, RowStrategy::warp_per_row);
+    EXPECT_EQ(plan_reduce_rows(2048, 8192, kH100, kPartials, kTickets).strategy, RowStrategy::warp_per_row);
+    EXPECT_EQ(plan_reduce_rows(16384, 16384, kH100, kPartials, kTickets).strategy, RowStrategy::warp_per_row);
+    EXPECT_EQ(plan_reduce_rows(1056, 5003, kH100, kPartials, kTickets).strategy, RowStrategy::warp_per_row);
+    EXPECT_EQ(plan_reduce_rows(1055, 5003, kH100, kPartials, kTickets).strategy, RowStrategy::block_per_row);
+    EXPECT_EQ(plan_reduce_rows(1024, 16384, kH100, kPartials, kTickets).strategy, RowStrategy::block_per_row);
+    EXPECT_EQ(plan_reduce_rows(100000, 16385, kH100, kPartials, kTickets).strategy, RowStrategy::block_per_row);
+    // Up to 2048 columns, 4 rows per SM are enough.
+    EXPECT_EQ(plan_reduce_rows(528, 2048, kH100, kPartials, kTickets).strategy, RowStrategy::warp_per_row);
+    EXPECT_EQ(plan_reduce_rows(528, 2049, kH100, kPartials, kTickets).strategy, RowStrategy::block_per_row);
 }
 
 TEST(ReduceRowsPlan, ManyLongRowsGetABlockEach) {
