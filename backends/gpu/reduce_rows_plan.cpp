@@ -48,9 +48,7 @@ bool planned_sub_warp_shape(std::size_t cols, std::size_t element_bytes, int& wi
         per_lane = 1;
     } else if (cols <= static_cast<std::size_t>(Policy::kSubWarpNarrowMaxCols)) {
         width = Policy::kSubWarpNarrowWidth;
-        const int least = element_bytes >= 8 ? Policy::kSubWarpNarrowMinPerLaneWide : Policy::kSubWarpNarrowMinPerLane;
-        per_lane = std::min(Policy::kSubWarpMaxPerLane,
-                            std::max(least, next_power_of_two(ceil_div(cols, static_cast<std::size_t>(width)))));
+        per_lane = Policy::sub_warp_narrow_per_lane(cols, element_bytes);
     } else {
         width = Policy::kSubWarpWideWidth;
         per_lane = Policy::kSubWarpMaxPerLane;

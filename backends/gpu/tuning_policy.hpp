@@ -49,9 +49,8 @@ struct TuningPolicy {
         // Rows up to kSubWarpMaxCols columns go to logical sub-warps (several rows per warp):
         //  - up to kSubWarpLanePerElementMaxCols columns, one lane per element (the width is the
         //    next power of two of the columns);
-        //  - up to kSubWarpNarrowMaxCols, kSubWarpNarrowWidth lanes, each taking the next power of
-        //    two of cols / width elements, strided (at least kSubWarpNarrowMinPerLane, or
-        //    kSubWarpNarrowMinPerLaneWide for 8-byte types; at most kSubWarpMaxPerLane);
+        //  - up to kSubWarpNarrowMaxCols, kSubWarpNarrowWidth lanes, each taking
+        //    sub_warp_narrow_per_lane(cols, element bytes) elements, strided;
         //  - longer ones, kSubWarpWideWidth lanes of kSubWarpMaxPerLane elements.
         // Fewer, fuller lanes mean fewer shuffles per row and more loads in flight per lane.
         // Kernels exist for one element per lane at widths 1..kSubWarpMaxWidth and for 2..
@@ -61,8 +60,14 @@ struct TuningPolicy {
         static constexpr int kSubWarpLanePerElementMaxCols = 4;
         static constexpr int kSubWarpNarrowMaxCols = 32;
         static constexpr int kSubWarpNarrowWidth = 4;
-        static constexpr int kSubWarpNarrowMinPerLane = 2;
-        static constexpr int kSubWarpNarrowMinPerLaneWide = 4;
+        // Elements per lane of the narrow sub-warps: rows of 5-8, 9-16 and 17-32 columns (the
+        // first index) of 2-, 4- and 8-byte elements (the second).
+        static constexpr int kSubWarpNarrowPerLane[3][3] = {{2, 2, 4}, {4, 8, 8}, {8, 8, 8}};
+        static constexpr int sub_warp_narrow_per_lane(std::size_t cols, std::size_t element_bytes) {
+            const int band = cols <= 8 ? 0 : cols <= 16 ? 1 : 2;
+            const int size = element_bytes <= 2 ? 0 : element_bytes <= 4 ? 1 : 2;
+            return kSubWarpNarrowPerLane[band][size];
+        }
         static constexpr int kSubWarpWideWidth = 8;
         static constexpr int kSubWarpMaxWidth = 32;
         static constexpr int kSubWarpMaxPerLane = 8;

@@ -23,7 +23,7 @@ TEST(ReduceRowsPlan, ShortRowsShareWarps) {
     const RowPlan p16 = plan_reduce_rows(1 << 20, 16, kH100, kPartials, kTickets);
     EXPECT_EQ(p16.strategy, RowStrategy::sub_warp);
     EXPECT_EQ(p16.logical_width, 4);
-    EXPECT_EQ(p16.per_lane, 4);
+    EXPECT_EQ(p16.per_lane, 8);
     const RowPlan p17 = plan_reduce_rows(100, 17, kH100, kPartials, kTickets);
     EXPECT_EQ(p17.logical_width, 4);
     EXPECT_EQ(p17.per_lane, 8);
@@ -39,8 +39,8 @@ TEST(ReduceRowsPlan, ShortRowShapesByColumnsAndElementSize) {
         int width, per_lane;
     };
     for (const Want& w : {Want{64, 4, 8, 8}, Want{33, 4, 8, 8}, Want{32, 4, 4, 8}, Want{7, 4, 4, 2},
-                          Want{8, 4, 4, 2}, Want{9, 4, 4, 4}, Want{64, 8, 8, 8}, Want{32, 8, 4, 8},
-                          Want{16, 8, 4, 4}, Want{7, 8, 4, 4}, Want{4, 8, 4, 1}, Want{64, 2, 8, 8},
+                          Want{8, 4, 4, 2}, Want{9, 4, 4, 8}, Want{64, 8, 8, 8}, Want{32, 8, 4, 8},
+                          Want{16, 8, 4, 8}, Want{7, 8, 4, 4}, Want{4, 8, 4, 1}, Want{64, 2, 8, 8},
                           Want{48, 2, 8, 8}, Want{32, 2, 4, 8}, Want{16, 2, 4, 4}, Want{8, 2, 4, 2},
                           Want{3, 2, 4, 1}, Want{2, 4, 2, 1}}) {
         const RowPlan p = plan_reduce_rows(1 << 20, w.cols, kH100, kPartials, kTickets, 0, w.element_bytes);
