@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// Host references of the ladder benchmark: the device's outputs are copied back and compared with
-// sums and transposes computed here from the same inputs.
+// What the ladder benchmark's rungs must produce: the sums of the pieces each rung's blocks
+// cover, and the rule a float sum of its integer inputs must meet; comparisons and the transpose
+// check are the reference library's (gpucore_reference).
 #pragma once
 
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <vector>
+
+#include "gpucore_reference/comparison.hpp"
+#include "gpucore_reference/verify.hpp"
 
 namespace ladder {
 
@@ -14,8 +16,7 @@ namespace ladder {
 // f32 in any order of additions, so it must match exactly; a larger one within relative 1e-5 (a
 // tree of f32 additions over exact integer partials stays well inside it).
 inline bool sum_matches(double got, double want) {
-    if (want < 16777216.0) return got == want;
-    return std::fabs(got - want) <= 1e-5 * want;
+    return gpucore::reference::matches(got, want, want < 16777216.0 ? 0.0 : 1e-5 * want);
 }
 inline const char* sum_rule() { return "exact below 2^24, else within relative 1e-5"; }
 
@@ -50,22 +51,11 @@ inline bool sums_match(const std::vector<float>& got, const std::vector<double>&
     return true;
 }
 
-// out (cols x rows) is exactly the transpose of in (rows x cols); walked in 64 x 64 blocks so both
-// sides stay in cache.
+// out (cols x rows) is exactly the transpose of in (rows x cols).
 inline bool is_transpose(const std::vector<float>& in, const std::vector<float>& out, std::size_t rows,
                          std::size_t cols) {
     if (in.size() != rows * cols || out.size() != rows * cols) return false;
-    constexpr std::size_t kBlock = 64;
-    for (std::size_t r0 = 0; r0 < rows; r0 += kBlock) {
-        for (std::size_t c0 = 0; c0 < cols; c0 += kBlock) {
-            for (std::size_t r = r0; r < std::min(rows, r0 + kBlock); ++r) {
-                for (std::size_t c = c0; c < std::min(cols, c0 + kBlock); ++c) {
-                    if (!(out[c * rows + r] == in[r * cols + c])) return false;
-                }
-            }
-        }
-    }
-    return true;
+    return gpucore::reference::verify_transpose(in.data(), out.data(), rows, cols).passed;
 }
 
 } // namespace ladder

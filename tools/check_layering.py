@@ -33,6 +33,7 @@ ROOMS = [
     ("gpu backend", "backends/cuda"),
     ("gpu backend", "backends/hip"),
     ("simt", "backends/simt"),
+    ("reference", "reference"),
     ("cli", "apps/gpucore"),
     ("kernel modules", "apps/examples/kernels"),
     ("examples", "apps/examples"),
@@ -52,6 +53,7 @@ SEARCH_ROOTS = [
     "backends/simt",
     "apps/gpucore",
     "benchmarks",
+    "reference/include",
 ]
 
 # What each room may include besides itself: a room name, or (room, {files}) for only those files
@@ -66,11 +68,15 @@ RULES = {
     "cpu backend": ["plugin SDK"],
     "gpu backend": ["plugin SDK", ("simt", {"backends/simt/simt_runtime.hpp"})],
     "simt": ["plugin SDK"],
-    "cli": ["public API", "plugin SDK"],
+    "reference": ["public API", ("plugin SDK", {"plugins/include/gpucore/dtype.h",
+                                                 "plugins/include/gpucore/element_types.hpp",
+                                                 "plugins/include/gpucore/float16.hpp",
+                                                 "plugins/include/gpucore/reduce_rules.hpp"})],
+    "cli": ["public API", "plugin SDK", "reference"],
     "kernel modules": ["plugin SDK"],
     "examples": ["public API", "plugin SDK"],
     "python": ["public API", "plugin SDK"],
-    "benchmarks": ["public API", "plugin SDK", "gpu backend", "kernel modules"],
+    "benchmarks": ["public API", "plugin SDK", "gpu backend", "kernel modules", "reference"],
 }
 
 # Files that no chain of includes from a room may reach: a user's #include <gpucore/gpucore.hpp>

@@ -25,7 +25,6 @@
 #include "bench_plan.hpp"
 #include "case_result.hpp"
 #include "count_validator.hpp"
-#include "dtype_dispatch.hpp"
 #include "exit_codes.hpp"
 #include "output.hpp"
 #include "gpucore/gpucore.hpp"
@@ -316,7 +315,7 @@ int bench_command(const BenchOptions& o) {
             std::cerr << "\r[" << (i + 1) << "/" << plan.size() << "] " << plan[i].spec.name()
                       << "\033[K" << std::flush;
         try {
-            results.push_back(dispatch_dtype(plan[i].spec.dtype, [&](auto tag) {
+            results.push_back(gpucore::visit(plan[i].spec.dtype, [&](auto tag) {
                 using T = typename decltype(tag)::type;
                 return bench_case<T>(device, plan[i], rotation_bytes, repeats, o.seed);
             }));

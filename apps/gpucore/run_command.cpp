@@ -12,7 +12,6 @@
 
 #include "case_result.hpp"
 #include "count_validator.hpp"
-#include "dtype_dispatch.hpp"
 #include "exit_codes.hpp"
 #include "output.hpp"
 #include "gpucore/gpucore.hpp"
@@ -190,7 +189,7 @@ int run_command(const RunOptions& o) {
     std::vector<CaseResult> results;
     bool all_passed = true;
     for (const CaseSpec& spec : cases) {
-        results.push_back(dispatch_dtype(spec.dtype, [&](auto tag) {
+        results.push_back(gpucore::visit(spec.dtype, [&](auto tag) {
             using T = typename decltype(tag)::type;
             return run_case<T>(device, spec, o.repeat, o.seed);
         }));

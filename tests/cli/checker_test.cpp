@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests of the command's checker itself (apps/gpucore: reference.cpp, verify.cpp, random_fill,
-// case_spec): it must pass correct results and catch wrong ones, or `gpucore run` proves nothing.
+// Tests of the command's checker itself (the reference library's checks, as verify.hpp names them;
+// random_fill, case_spec): it must pass correct results and catch wrong ones, or `gpucore run`
+// proves nothing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +11,6 @@
 
 #include "case_spec.hpp"
 #include "random_fill.hpp"
-#include "reference.hpp"
 #include "verify.hpp"
 
 namespace gpucore::cli {

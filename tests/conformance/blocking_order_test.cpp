@@ -16,7 +16,6 @@
 #include "conformance_devices.hpp"
 #include "device_runs.hpp"
 #include "random_inputs.hpp"
-#include "reference.hpp"
 
 namespace conformance {
 namespace {
@@ -45,7 +44,7 @@ void check_column_sums(const gpucore::Device& device, Rng& rng) {
     struct Lane {
         std::unique_ptr<gpucore::Stream> stream;
         std::vector<T> in;
-        std::vector<reference::ReduceResult<T>> want;
+        std::vector<reference::Expected> want;
         T poison{};
         std::unique_ptr<gpucore::Buffer<T>> din, transposed, colsum;
     };
@@ -55,9 +54,9 @@ void check_column_sums(const gpucore::Device& device, Rng& rng) {
         Lane& lane = lanes[k];
         // Small-integer floats: every column sum is exact in any order.
         lane.in = random_values<T>(rng, Pattern::exact_sum, s.rows * s.cols, s.rows);
-        lane.want = reference::reduce_rows(reference::transpose(lane.in, s.rows, s.cols), s.cols, s.rows,
-                                           gpucore::ReduceOp::sum);
-        lane.poison = sentinel_avoiding<T>(lane.want);
+        lane.want = reference::exactly(reference::reduce_rows(reference::transpose(lane.in, s.rows, s.cols),
+                                                              s.cols, s.rows, gpucore::ReduceOp::sum));
+        lane.poison = sentinel_avoiding<T>(values_of(lane.want));
         lane.stream = std::make_unique<gpucore::Stream>(device);
         lane.din = std::make_unique<gpucore::Buffer<T>>(device, lane.in.size());
         lane.transposed = std::make_unique<gpucore::Buffer<T>>(device, lane.in.size());

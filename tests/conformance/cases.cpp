@@ -2,7 +2,6 @@
 #include "cases.hpp"
 
 #include "conformance_devices.hpp"
-#include "dtype_dispatch.hpp"
 
 namespace conformance {
 

@@ -10,7 +10,6 @@
 #include "cases.hpp"
 #include "compare.hpp"
 #include "device_runs.hpp"
-#include "dtype_dispatch.hpp"
 #include "random_inputs.hpp"
 
 namespace conformance {

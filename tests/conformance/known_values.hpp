@@ -63,6 +63,8 @@ void for_each_reduce_case(Visit&& visit) {
     visit(ReduceCase<float>{"min with NaN", {1, nan, 3}, ReduceOp::min, nan});
     visit(ReduceCase<float>{"max with NaN last", {1, 3, nan}, ReduceOp::max, nan});
     visit(ReduceCase<float>{"min with -inf", {2, -inf, 7}, ReduceOp::min, -inf});
+    visit(ReduceCase<float>{"sum with +inf", {1, inf, 2}, ReduceOp::sum, inf});
+    visit(ReduceCase<float>{"+inf + -inf", {inf, 1, -inf}, ReduceOp::sum, nan});
     visit(ReduceCase<float>{"empty sum", {}, ReduceOp::sum, 0.0f});
     visit(ReduceCase<float>{"empty prod", {}, ReduceOp::prod, 1.0f});
     visit(ReduceCase<float>{"empty min", {}, ReduceOp::min, inf});

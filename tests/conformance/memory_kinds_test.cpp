@@ -10,7 +10,6 @@
 #include "compare.hpp"
 #include "device_runs.hpp"
 #include "random_inputs.hpp"
-#include "reference.hpp"
 
 namespace conformance {
 namespace {

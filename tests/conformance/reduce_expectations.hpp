@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// What reduce and reduce_rows must produce: which input patterns each op is tested with, the
-// extremum planted for min/max, and the allowed error (0 = exact) for one reduced segment.
+// What reduce and reduce_rows are tested with: the input patterns of each op, the extremum planted
+// for min/max, and which patterns the reference library's tolerance applies to (the others are
+// exact in any order, so they are compared exactly).
 #pragma once
 
 #include <cstddef>
@@ -9,9 +10,8 @@
 #include <vector>
 
 #include "gpucore/types.hpp"
+#include "gpucore_reference/host_reference.hpp"
 #include "random_inputs.hpp"
-#include "reference.hpp"
-#include "tolerance.hpp"
 
 namespace conformance {
 
@@ -49,20 +49,26 @@ T planted_extremum(gpucore::ReduceOp op) {
     }
 }
 
-// Allowed |got - want| for one segment x[0..n) reduced with `op` from inputs of `pattern`.
+// True when reducing inputs of `pattern` with `op` may err within the reference's tolerance:
+// float sums of real values and float products near 1. Every other pattern is exact in any order.
 template <class T>
-long double reduce_bound(gpucore::ReduceOp op, Pattern pattern, const T* x, std::size_t n,
-                         long double want) {
+bool has_rounding_error(gpucore::ReduceOp op, Pattern pattern) {
     if constexpr (!std::is_floating_point_v<T>) {
-        return 0;
+        return false;
     } else {
-        if (op == gpucore::ReduceOp::sum &&
-            (pattern == Pattern::positive_reals || pattern == Pattern::mixed_reals))
-            return tolerance::sum_bound<T>(n, reference::sum_of_magnitudes(x, n), want);
-        if (op == gpucore::ReduceOp::prod && pattern == Pattern::near_one)
-            return tolerance::prod_bound<T>(n, want);
-        return 0; // min/max select an input; exact_sum / exact_product are exact in any order
+        return (op == gpucore::ReduceOp::sum &&
+                (pattern == Pattern::positive_reals || pattern == Pattern::mixed_reals)) ||
+               (op == gpucore::ReduceOp::prod && pattern == Pattern::near_one);
     }
+}
+
+// The reference of each of `rows` reductions of `cols` elements, exact unless the pattern rounds.
+template <class T>
+std::vector<gpucore::reference::Expected> expected_reductions(gpucore::ReduceOp op, Pattern pattern,
+                                                              const std::vector<T>& in, std::size_t rows,
+                                                              std::size_t cols) {
+    auto expected = gpucore::reference::reduce_rows(in, rows, cols, op);
+    return has_rounding_error<T>(op, pattern) ? expected : gpucore::reference::exactly(expected);
 }
 
 } // namespace conformance

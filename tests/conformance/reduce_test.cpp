@@ -8,10 +8,8 @@
 #include "cases.hpp"
 #include "compare.hpp"
 #include "device_runs.hpp"
-#include "dtype_dispatch.hpp"
 #include "random_inputs.hpp"
 #include "reduce_expectations.hpp"
-#include "reference.hpp"
 
 namespace conformance {
 namespace {
@@ -26,18 +24,12 @@ std::string slot_position(std::size_t i) {
 template <class T>
 void expect_reduce_matches(const gpucore::Device& device, gpucore::ReduceOp op, Pattern pattern,
                            const std::vector<T>& in) {
-    using Result = reference::ReduceResult<T>;
-    const Result want = reference::reduce(in.data(), in.size(), op);
-    const long double bound = reduce_bound<T>(op, pattern, in.data(), in.size(), want);
-    const T sentinel = sentinel_avoiding<T>(std::vector<Result>{want});
+    const reference::Expected want = expected_reductions<T>(op, pattern, in, 1, in.size())[0];
+    const T sentinel = sentinel_avoiding<T>(std::vector<double>{want.value});
     const std::vector<T> got = run_reduce(device, in, op, sentinel);
-    const std::vector<Result> want_slots = {want, sentinel, sentinel};
-    if constexpr (std::is_floating_point_v<T>) {
-        EXPECT_TRUE(elements_match(got, want_slots, sentinel, slot_position,
-                                   [bound](std::size_t i) { return i == 0 ? bound : 0.0L; }));
-    } else {
-        EXPECT_TRUE(elements_match(got, want_slots, sentinel, slot_position));
-    }
+    const reference::Expected untouched{static_cast<double>(sentinel), 0.0};
+    EXPECT_TRUE(elements_match(got, std::vector<reference::Expected>{want, untouched, untouched}, sentinel,
+                               slot_position));
 }
 
 template <class T>

@@ -5,9 +5,7 @@
 #include "cases.hpp"
 #include "compare.hpp"
 #include "device_runs.hpp"
-#include "dtype_dispatch.hpp"
 #include "random_inputs.hpp"
-#include "reference.hpp"
 
 namespace conformance {
 namespace {

@@ -31,7 +31,11 @@ BAD_INCLUDES = [
     ("plugin SDK includes the runtime", "plugins/include/gpucore/reduce_rules.hpp", '#include "logging.hpp"'),
     ("cli includes the runtime", "apps/gpucore/main.cpp", '#include "runtime.hpp"'),
     ("example includes the runtime", "apps/examples/vector_add.cpp", '#include "backend.hpp"'),
-    ("cli includes the gpu backend", "apps/gpucore/verify.cpp", '#include "tuning_policy.hpp"'),
+    ("cli includes the gpu backend", "apps/gpucore/verify.hpp", '#include "tuning_policy.hpp"'),
+    ("reference library includes the cli", "reference/include/gpucore_reference/verify.hpp",
+     '#include "case_spec.hpp"'),
+    ("reference library includes the plugin contract", "reference/include/gpucore_reference/tolerance.hpp",
+     '#include "gpucore/plugin.h"'),
     ("simt includes the runtime", "backends/simt/simt_grid.cpp", '#include "access.hpp"'),
     ("template plugin includes the cpu backend", "plugins/template/template_plugin.cpp",
      '#include "cpu_kernels.hpp"'),
@@ -48,7 +52,7 @@ def run_check(root):
 
 
 def copy_sources(destination):
-    for top in ("core", "plugins", "backends", "apps", "python", "benchmarks", "tests"):
+    for top in ("core", "plugins", "backends", "apps", "python", "benchmarks", "reference", "tests"):
         shutil.copytree(os.path.join(SOURCE_DIR, top), os.path.join(destination, top),
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.so", "*.png", "*.json"))
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Inputs whose results are exact in every summation or multiplication order, and the references
-// for them. Stress tests compare with ==, so a lost, duplicated or reordered piece of work shows
-// as a wrong value, never hides inside a tolerance.
+// Inputs whose results are exact in every summation or multiplication order; their references are
+// the reference library's (gpucore_reference). Stress tests compare exactly, so a lost,
+// duplicated or reordered piece of work shows as a wrong value, never hides inside a tolerance.
 //
 // Why these inputs are exact for any order (float and double):
 //  - sum: integers in [-16, 16] over at most ~2^16 elements; every partial sum stays below 2^24.
@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "gpucore/gpucore.hpp"
+#include "gpucore_reference/comparison.hpp"
+#include "gpucore_reference/host_reference.hpp"
 
 namespace gpucore::stress {
 
@@ -61,83 +63,27 @@ std::vector<T> exact_inputs(std::mt19937_64& rng, std::size_t n, ReduceOp op) {
     return values;
 }
 
-// One step of `op` in T, with integer arithmetic done in uint32 (defined wrap-around for i32 too).
+
+// reduce of exact inputs, in T: the reference value, which these inputs make exact.
 template <class T>
-T combine(ReduceOp op, T a, T b) {
-    if constexpr (std::is_integral_v<T>) {
-        const auto x = static_cast<std::uint32_t>(a);
-        const auto y = static_cast<std::uint32_t>(b);
-        switch (op) {
-        case ReduceOp::sum: return static_cast<T>(x + y);
-        case ReduceOp::prod: return static_cast<T>(x * y);
-        case ReduceOp::min: return b < a ? b : a;
-        case ReduceOp::max: return b > a ? b : a;
-        }
-    } else {
-        switch (op) {
-        case ReduceOp::sum: return a + b;
-        case ReduceOp::prod: return a * b;
-        case ReduceOp::min: return b < a ? b : a;
-        case ReduceOp::max: return b > a ? b : a;
-        }
-    }
-    return a;
+T exact_reduce(const T* data, std::size_t n, ReduceOp op) {
+    return static_cast<T>(reference::reduce(data, n, op).value);
 }
 
 template <class T>
-T identity(ReduceOp op) {
-    switch (op) {
-    case ReduceOp::sum: return T(0);
-    case ReduceOp::prod: return T(1);
-    case ReduceOp::min:
-        return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
-                                                    : std::numeric_limits<T>::max();
-    case ReduceOp::max:
-        return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
-                                                    : std::numeric_limits<T>::lowest();
-    }
-    return T(0);
-}
-
-template <class T>
-T reference_reduce(const T* data, std::size_t n, ReduceOp op) {
-    T acc = identity<T>(op);
-    for (std::size_t i = 0; i < n; ++i) acc = combine(op, acc, data[i]);
-    return acc;
-}
-
-template <class T>
-std::vector<T> reference_add(const std::vector<T>& a, const std::vector<T>& b) {
-    std::vector<T> c(a.size());
-    for (std::size_t i = 0; i < a.size(); ++i) c[i] = combine(ReduceOp::sum, a[i], b[i]);
-    return c;
-}
-
-template <class T>
-std::vector<T> reference_transpose(const std::vector<T>& in, std::size_t rows, std::size_t cols) {
-    std::vector<T> out(in.size());
-    for (std::size_t r = 0; r < rows; ++r) {
-        for (std::size_t c = 0; c < cols; ++c) out[c * rows + r] = in[r * cols + c];
-    }
-    return out;
-}
-
-template <class T>
-std::vector<T> reference_reduce_rows(const std::vector<T>& in, std::size_t rows, std::size_t cols,
-                                     ReduceOp op) {
+std::vector<T> exact_reduce_rows(const std::vector<T>& in, std::size_t rows, std::size_t cols, ReduceOp op) {
     std::vector<T> out(rows);
-    for (std::size_t r = 0; r < rows; ++r) out[r] = reference_reduce(in.data() + r * cols, cols, op);
+    for (std::size_t r = 0; r < rows; ++r) out[r] = exact_reduce(in.data() + r * cols, cols, op);
     return out;
 }
 
-// Index of the first element that differs, or -1 when equal (== comparison: exact by design).
+// Index of the first element that differs, or -1 when equal (exact by design); 0 when the sizes
+// differ.
 template <class T>
 long long first_mismatch(const std::vector<T>& got, const std::vector<T>& want) {
     if (got.size() != want.size()) return 0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-        if (!(got[i] == want[i])) return static_cast<long long>(i);
-    }
-    return -1;
+    const reference::Verification v = reference::compare_exact(got, want);
+    return v.passed ? -1 : static_cast<long long>(v.first_mismatch);
 }
 
 inline constexpr ReduceOp all_reduce_ops[] = {ReduceOp::sum, ReduceOp::min, ReduceOp::max, ReduceOp::prod};

@@ -55,9 +55,9 @@ bool cpu_work_is_exact(const Device& device, std::uint64_t seed) {
     vector_add(stream, da, db, dc);
     reduce(stream, dc, total, ReduceOp::sum);
     stream.synchronize();
-    const auto want = reference_add(a, b);
+    const auto want = reference::vector_add(a, b);
     return first_mismatch(dc.to_vector(), want) < 0 &&
-           total.to_vector()[0] == reference_reduce(want.data(), n, ReduceOp::sum);
+           total.to_vector()[0] == exact_reduce(want.data(), n, ReduceOp::sum);
 }
 
 class OutOfMemory : public testing::TestWithParam<Device> {};
@@ -205,7 +205,7 @@ TEST(DeferredFailure, ABlockingReduceOnAnotherThreadLeavesTheFailureToItsStream)
         got = reduce(other, in, ReduceOp::sum); // makes and destroys a temporary buffer
     });
     other_thread.join();
-    EXPECT_EQ(got, reference_reduce(values.data(), n, ReduceOp::sum));
+    EXPECT_EQ(got, exact_reduce(values.data(), n, ReduceOp::sum));
     expect_failure_reported_once(failing);
 }
 
@@ -224,7 +224,7 @@ TEST(DeferredFailure, BlockingCallsAfterFailedWorkLeaveTheFailureToItsStream) {
     copy.fill(0.5f);
     copy.copy_from(in);
     EXPECT_EQ(first_mismatch(copy.to_vector(), values), -1);
-    EXPECT_EQ(reduce(other, in, ReduceOp::sum), reference_reduce(values.data(), n, ReduceOp::sum));
+    EXPECT_EQ(reduce(other, in, ReduceOp::sum), exact_reduce(values.data(), n, ReduceOp::sum));
     expect_failure_reported_once(failing);
     EXPECT_NO_THROW(other.synchronize());
 }

@@ -116,7 +116,7 @@ private:
         Buffer<T>& c = poisoned_output(p, stream, n);
         vector_add(stream, a, b, c);
         download(p, stream, c);
-        p.want = reference_add(p.inputs[0], p.inputs[1]);
+        p.want = reference::vector_add(p.inputs[0], p.inputs[1]);
     }
 
     void enqueue_transpose(Stream& stream) {
@@ -126,7 +126,7 @@ private:
         Buffer<T>& out = poisoned_output(p, stream, s.rows * s.cols);
         transpose(stream, in, out, s.rows, s.cols);
         download(p, stream, out);
-        p.want = reference_transpose(p.inputs[0], s.rows, s.cols);
+        p.want = reference::transpose(p.inputs[0], s.rows, s.cols);
     }
 
     void enqueue_reduce(Stream& stream, ReduceOp op) {
@@ -136,7 +136,7 @@ private:
         Buffer<T>& out = poisoned_output(p, stream, 1);
         reduce(stream, in, out, op);
         download(p, stream, out);
-        p.want = {reference_reduce(p.inputs[0].data(), n, op)};
+        p.want = {exact_reduce(p.inputs[0].data(), n, op)};
     }
 
     void enqueue_reduce_rows(Stream& stream, ReduceOp op) {
@@ -147,7 +147,7 @@ private:
         Buffer<T>& out = poisoned_output(p, stream, s.rows);
         reduce_rows(stream, in, out, s.rows, s.cols, op);
         download(p, stream, out);
-        p.want = reference_reduce_rows(p.inputs[0], s.rows, s.cols, op);
+        p.want = exact_reduce_rows(p.inputs[0], s.rows, s.cols, op);
     }
 
     void enqueue_shared_read(Stream& stream, const Buffer<T>& shared, const std::vector<T>& shared_host) {
@@ -155,7 +155,7 @@ private:
         Buffer<T>& twice = poisoned_output(p, stream, shared.size());
         vector_add(stream, shared, shared, twice);
         download(p, stream, twice);
-        p.want = reference_add(shared_host, shared_host);
+        p.want = reference::vector_add(shared_host, shared_host);
     }
 
     // c = a + b on `producer`; the event; reduce sum of c on `consumer` after waiting for it.
@@ -173,8 +173,8 @@ private:
         Buffer<T>& total = poisoned_output(p, consumer, 1);
         reduce(consumer, c, total, ReduceOp::sum);
         download(p, consumer, total);
-        const std::vector<T> sum = reference_add(p.inputs[0], p.inputs[1]);
-        p.want = {reference_reduce(sum.data(), n, ReduceOp::sum)};
+        const std::vector<T> sum = reference::vector_add(p.inputs[0], p.inputs[1]);
+        p.want = {exact_reduce(sum.data(), n, ReduceOp::sum)};
     }
 
     Device device_;

@@ -67,16 +67,14 @@ using element_type_t = typename dtype_traits<D>::type;
 
 // Calls f(type_tag<T>{}) with T the element type of `dtype` and returns what it returns (every
 // instantiation must return the same type). Error(invalid_argument) for a value outside the list.
+// The dispatch is the SDK's one visit_dtype (element_types.hpp).
 template <class F>
 decltype(auto) visit(DType dtype, F&& f) {
-    switch (dtype) {
-#define GPUCORE_DTYPE_VISIT_(ID, value, name, ctype, bytes, minor) \
-    case DType::name: return f(type_tag<element_type_t<DType::name>>{});
-        GPUCORE_DTYPE_LIST(GPUCORE_DTYPE_VISIT_)
-#undef GPUCORE_DTYPE_VISIT_
-    }
-    throw Error(ErrorCode::invalid_argument, "visit", "", -1,
-                "unknown dtype " + std::to_string(static_cast<int>(dtype)));
+    using Result = decltype(f(type_tag<element_of_t<listed_dtypes[0]>>{}));
+    return visit_dtype(static_cast<gpucore_dtype>(dtype), f, [dtype]() -> Result {
+        throw Error(ErrorCode::invalid_argument, "visit", "", -1,
+                    "unknown dtype " + std::to_string(static_cast<int>(dtype)));
+    });
 }
 
 namespace detail {

@@ -60,17 +60,31 @@ constexpr gpucore_dtype dtype_id_of() noexcept {
 #undef GPUCORE_DTYPE_ID_OF_
 }
 
+// The dtypes of the list, in its order.
+#define GPUCORE_DTYPE_LISTED_(ID, value, name, ctype, bytes, minor) GPUCORE_DTYPE_##ID,
+inline constexpr gpucore_dtype listed_dtypes[] = {GPUCORE_DTYPE_LIST(GPUCORE_DTYPE_LISTED_)};
+#undef GPUCORE_DTYPE_LISTED_
+
+// The one dispatch from a dtype id to its C++ type, which every other derives from: returns
+// f(type_tag<element_of_t<dtype>>{}), or on_unknown() for an id outside the list. Every call of f,
+// and on_unknown, must return the same type.
+template <class F, class Unknown>
+decltype(auto) visit_dtype(gpucore_dtype dtype, F&& f, Unknown&& on_unknown) {
+    switch (dtype) {
+#define GPUCORE_DTYPE_VISIT_(ID, value, name, ctype, bytes, minor) \
+    case GPUCORE_DTYPE_##ID: return f(type_tag<element_of_t<GPUCORE_DTYPE_##ID>>{});
+        GPUCORE_DTYPE_LIST(GPUCORE_DTYPE_VISIT_)
+#undef GPUCORE_DTYPE_VISIT_
+    default: return on_unknown();
+    }
+}
+
 // Calls f(type_tag<element_of_t<dtype>>{}) and returns true; returns false, calling nothing, for
 // an id outside the list (an unknown dtype from a newer or buggy caller is never a crash).
 template <class F>
 bool visit_dtype(gpucore_dtype dtype, F&& f) {
-    switch (dtype) {
-#define GPUCORE_DTYPE_VISIT_(ID, value, name, ctype, bytes, minor) \
-    case GPUCORE_DTYPE_##ID: f(type_tag<element_of_t<GPUCORE_DTYPE_##ID>>{}); return true;
-        GPUCORE_DTYPE_LIST(GPUCORE_DTYPE_VISIT_)
-#undef GPUCORE_DTYPE_VISIT_
-    default: return false;
-    }
+    return visit_dtype(
+        dtype, [&](auto tag) { f(tag); return true; }, [] { return false; });
 }
 
 // Bytes per element of `dtype`; 0 for an id outside the list.
