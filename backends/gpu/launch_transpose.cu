@@ -56,10 +56,35 @@ bool transpose_with_bulk_copy(const void* in, void* out, std::size_t rows, std::
     }
 }
 
+// The kernels for a narrow side (see transpose_kernel.cuh); false (nothing launched) for other
+// shapes.
+template <class Word>
+bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t cols,
+                      const LaunchContext& ctx) {
+    using Policy = TuningPolicy::Transpose;
+    const auto narrow = static_cast<std::size_t>(Policy::kNarrow);
+    if (rows > narrow && cols > narrow) return false;
+    const std::size_t long_side = rows <= narrow ? cols : rows;
+    const std::size_t chunks = (long_side + Policy::kNarrowChunk - 1) / Policy::kNarrowChunk;
+    const auto grid = static_cast<unsigned int>(std::min<std::size_t>(chunks, INT_MAX));
+    const auto* words_in = static_cast<const Word*>(in);
+    auto* words_out = static_cast<Word*>(out);
+    if (rows <= narrow) {
+        launch_kernel(transpose_few_rows_kernel<Word, Policy::kNarrowChunk, Policy::kNarrow>, grid,
+                      Policy::kNarrowChunk, 0, ctx.stream, words_in, words_out, rows, cols);
+    } else {
+        launch_kernel(transpose_few_cols_kernel<Word, Policy::kNarrowChunk, Policy::kNarrow>, grid,
+                      Policy::kNarrowChunk, 0, ctx.stream, words_in, words_out, rows, cols);
+    }
+    GPUCORE_GPU_CHECK(last_launch_error());
+    return true;
+}
+
 template <class Word>
 void transpose_words(const void* in, void* out, std::size_t rows, std::size_t cols,
                      const LaunchContext& ctx) {
     using Policy = TuningPolicy::Transpose;
+    if (transpose_narrow<Word>(in, out, rows, cols, ctx)) return;
     constexpr std::size_t kVec = Pack<Word>::kCount;
     const auto aligned = [](const void* p) {
         return reinterpret_cast<std::uintptr_t>(p) % TuningPolicy::kPackBytes == 0;

@@ -119,6 +119,10 @@ struct TuningPolicy {
         static constexpr int kBulkBoxRows = 128;
         static constexpr int kBulkStages = 2;
         static constexpr int kBulkThreads = 256;
+        // Shapes with at most kNarrow rows or columns: runs of kNarrowChunk positions of the long
+        // side staged through shared memory (transpose_few_rows_kernel, transpose_few_cols_kernel).
+        static constexpr int kNarrow = 16;
+        static constexpr int kNarrowChunk = 256;
     };
     // Per-stream scratch owned by the plugin: partials and tickets of the single-pass kernels.
     struct Scratch {

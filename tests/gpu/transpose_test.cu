@@ -42,6 +42,17 @@ TYPED_TEST(Transpose, AnyShape) {
     for (const auto& [rows, cols] : shapes) this->check(rows, cols);
 }
 
+// A side of 2..16 (the narrow kernels, staging runs of 256 positions of the long side) and of 17
+// (the tiles again): every narrow extent, long sides short of, at and past a run's end.
+TYPED_TEST(Transpose, NarrowSides) {
+    for (const std::size_t narrow : {2, 3, 7, 15, 16, 17}) {
+        for (const std::size_t length : {5, 255, 256, 257, 513, 70001}) {
+            this->check(narrow, length);
+            this->check(length, narrow);
+        }
+    }
+}
+
 // Rows and columns multiples of 16 bytes: on sm_90+ the bulk-copy kernel, whose boxes (128-byte
 // rows x 128 input rows) are clipped at every edge here: partial boxes in one or both
 // dimensions, a single partial box, more tiles than resident blocks. 2-byte elements take every

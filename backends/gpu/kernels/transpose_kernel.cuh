@@ -94,4 +94,54 @@ __global__ void __launch_bounds__(kThreadsX* kThreadsY)
     }
 }
 
+// Narrow shapes, a side of at most kNarrow (2..kNarrow rows, or columns): a square tile would be
+// mostly empty, and the narrow side's rows too short for coalesced access. The narrow side's
+// elements of kChunk consecutive positions of the long side form one contiguous run of the input
+// or of the output (kChunk x narrow words); a block stages them in shared memory and reads and
+// writes both arrays coalesced, one word per thread and access.
+
+// rows <= kNarrow: a block moves columns [c0, c0 + kChunk) of every row; their output rows are
+// out[c0 * rows ...] onwards, contiguous.
+template <class Word, int kChunk, int kNarrow>
+__global__ void __launch_bounds__(kChunk)
+    transpose_few_rows_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols) {
+    __shared__ Word stage[kNarrow][kChunk + 1];
+    const std::size_t chunks = (cols + kChunk - 1) / kChunk;
+    const auto t = static_cast<std::size_t>(threadIdx.x);
+    for (std::size_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
+        const std::size_t c0 = chunk * kChunk;
+        const std::size_t width = cols - c0 < kChunk ? cols - c0 : kChunk;
+#pragma unroll
+        for (int r = 0; r < kNarrow; ++r) { // a constant trip count: every load in flight at once
+            if (static_cast<std::size_t>(r) < rows && t < width) stage[r][t] = in[r * cols + c0 + t];
+        }
+        sync_block();
+        const std::size_t run = width * rows;
+        for (std::size_t q = t; q < run; q += kChunk) out[c0 * rows + q] = stage[q % rows][q / rows];
+        sync_block(); // the stage is refilled by the next chunk
+    }
+}
+
+// cols <= kNarrow: a block moves rows [r0, r0 + kChunk), contiguous in the input, to columns
+// [r0, r0 + kChunk) of every output row.
+template <class Word, int kChunk, int kNarrow>
+__global__ void __launch_bounds__(kChunk)
+    transpose_few_cols_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols) {
+    __shared__ Word stage[kNarrow][kChunk + 1];
+    const std::size_t chunks = (rows + kChunk - 1) / kChunk;
+    const auto t = static_cast<std::size_t>(threadIdx.x);
+    for (std::size_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
+        const std::size_t r0 = chunk * kChunk;
+        const std::size_t height = rows - r0 < kChunk ? rows - r0 : kChunk;
+        const std::size_t run = height * cols;
+        for (std::size_t q = t; q < run; q += kChunk) stage[q % cols][q / cols] = in[r0 * cols + q];
+        sync_block();
+#pragma unroll
+        for (int c = 0; c < kNarrow; ++c) {
+            if (static_cast<std::size_t>(c) < cols && t < height) out[c * rows + r0 + t] = stage[c][t];
+        }
+        sync_block();
+    }
+}
+
 } // namespace gpucore::gpu
