@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// Operation: one description per operation the command runs (its name, operands, shape rule,
+// whether it takes a reduce op, the bytes it moves, and the calls that enqueue and verify it).
+// `run`, `bench`, their help texts, the byte counts and the verification all derive from these
+// descriptions: a new operation adds one to operations.cpp and nothing else in the command.
+#pragma once
+
+#include <cstddef>
+#include <iterator>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "gpucore/gpucore.hpp"
+#include "verify.hpp"
+
+namespace gpucore::cli {
+
+struct CaseSpec;
+
+// The calls of one operation for element type T. `in` holds the operation's input buffers (on the
+// device for enqueue, their host copies for verify), `out` its output.
+template <class T>
+struct OperationCalls {
+    using element_type = T;
+    void (*enqueue)(Stream& stream, const CaseSpec& spec, const std::vector<Buffer<T>>& in,
+                    Buffer<T>& out) = nullptr;
+    Verification (*verify)(const CaseSpec& spec, const std::vector<std::vector<T>>& in,
+                           const std::vector<T>& out) = nullptr;
+};
+
+namespace detail {
+template <class Indices>
+struct CallsOfEveryDType;
+template <std::size_t... I>
+struct CallsOfEveryDType<std::index_sequence<I...>> {
+    using type = std::tuple<OperationCalls<element_type_t<all_dtypes[I]>>...>;
+};
+} // namespace detail
+
+struct Operation {
+    // The operands' shape: a vector of n elements (--n) or a rows x cols matrix (--rows/--cols).
+    enum class Layout { vector, matrix };
+
+    const char* name = "";            // "vector_add": the `run` argument and the tables' op column
+    Layout layout = Layout::vector;
+    bool takes_reduce_op = false;     // takes --op (sum, min, max, prod)
+    std::size_t inputs = 1;           // input buffers, each of rows * cols elements
+    // Elements of the output for a rows x cols input (1-D ops: rows = 1).
+    std::size_t (*output_elements)(std::size_t rows, std::size_t cols) = nullptr;
+    // The calls for every element type of the dtype list.
+    typename detail::CallsOfEveryDType<std::make_index_sequence<std::size(all_dtypes)>>::type calls;
+
+    bool is_matrix() const noexcept { return layout == Layout::matrix; }
+    template <class T>
+    const OperationCalls<T>& calls_for() const noexcept { return std::get<OperationCalls<T>>(calls); }
+};
+
+// Every operation, in the order of `run all` and of the help texts.
+const std::vector<Operation>& all_operations();
+// The operation named `name`, or nullptr.
+const Operation* find_operation(const std::string& name);
+// The operation named `name`; `name` must be one (std::out_of_range otherwise).
+const Operation& operation(const std::string& name);
+
+// The description of `Op`: a struct with `name`, `layout`, `takes_reduce_op`, `inputs`,
+// `output_elements(rows, cols)` and the templates `enqueue<T>` and `verify<T>`
+// (see operations.cpp).
+template <class Op>
+Operation describe() {
+    Operation op;
+    op.name = Op::name;
+    op.layout = Op::layout;
+    op.takes_reduce_op = Op::takes_reduce_op;
+    op.inputs = Op::inputs;
+    op.output_elements = &Op::output_elements;
+    std::apply([](auto&... calls) {
+        ((calls = {&Op::template enqueue<typename std::decay_t<decltype(calls)>::element_type>,
+                   &Op::template verify<typename std::decay_t<decltype(calls)>::element_type>}), ...);
+    }, op.calls);
+    return op;
+}
+
+} // namespace gpucore::cli

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// The operations the command runs, one description each (see operation.hpp). A new operation is
+// one more struct here and its line in all_operations(): the command's `run` and `bench` cases,
+// help texts, byte counts and verification derive from it. Its arithmetic check is one call of the
+// reference library (verify.hpp); an element-wise op can give its reference here, per element.
+#include "operation.hpp"
+
+#include <stdexcept>
+
+#include "case_spec.hpp"
+
+namespace gpucore::cli {
+namespace {
+
+std::size_t same_as_input(std::size_t rows, std::size_t cols) { return rows * cols; }
+
+struct VectorAdd {
+    static constexpr const char* name = "vector_add";
+    static constexpr Operation::Layout layout = Operation::Layout::vector;
+    static constexpr bool takes_reduce_op = false;
+    static constexpr std::size_t inputs = 2;
+    static std::size_t output_elements(std::size_t rows, std::size_t cols) { return same_as_input(rows, cols); }
+    template <class T>
+    static void enqueue(Stream& stream, const CaseSpec&, const std::vector<Buffer<T>>& in, Buffer<T>& out) {
+        vector_add(stream, in[0], in[1], out);
+    }
+    template <class T>
+    static Verification verify(const CaseSpec&, const std::vector<std::vector<T>>& in, const std::vector<T>& out) {
+        return verify_vector_add(in[0].data(), in[1].data(), out.data(), out.size());
+    }
+};
+
+struct Transpose {
+    static constexpr const char* name = "transpose";
+    static constexpr Operation::Layout layout = Operation::Layout::matrix;
+    static constexpr bool takes_reduce_op = false;
+    static constexpr std::size_t inputs = 1;
+    static std::size_t output_elements(std::size_t rows, std::size_t cols) { return same_as_input(rows, cols); }
+    template <class T>
+    static void enqueue(Stream& stream, const CaseSpec& spec, const std::vector<Buffer<T>>& in, Buffer<T>& out) {
+        transpose(stream, in[0], out, spec.rows, spec.cols);
+    }
+    template <class T>
+    static Verification verify(const CaseSpec& spec, const std::vector<std::vector<T>>& in,
+                               const std::vector<T>& out) {
+        return verify_transpose(in[0].data(), out.data(), spec.rows, spec.cols);
+    }
+};
+
+struct Reduce {
+    static constexpr const char* name = "reduce";
+    static constexpr Operation::Layout layout = Operation::Layout::vector;
+    static constexpr bool takes_reduce_op = true;
+    static constexpr std::size_t inputs = 1;
+    static std::size_t output_elements(std::size_t, std::size_t) { return 1; }
+    template <class T>
+    static void enqueue(Stream& stream, const CaseSpec& spec, const std::vector<Buffer<T>>& in, Buffer<T>& out) {
+        reduce(stream, in[0], out, spec.reduce_op);
+    }
+    template <class T>
+    static Verification verify(const CaseSpec& spec, const std::vector<std::vector<T>>& in,
+                               const std::vector<T>& out) {
+        return verify_reduce(in[0].data(), in[0].size(), out.at(0), spec.reduce_op);
+    }
+};
+
+struct ReduceRows {
+    static constexpr const char* name = "reduce_rows";
+    static constexpr Operation::Layout layout = Operation::Layout::matrix;
+    static constexpr bool takes_reduce_op = true;
+    static constexpr std::size_t inputs = 1;
+    static std::size_t output_elements(std::size_t rows, std::size_t) { return rows; }
+    template <class T>
+    static void enqueue(Stream& stream, const CaseSpec& spec, const std::vector<Buffer<T>>& in, Buffer<T>& out) {
+        reduce_rows(stream, in[0], out, spec.rows, spec.cols, spec.reduce_op);
+    }
+    template <class T>
+    static Verification verify(const CaseSpec& spec, const std::vector<std::vector<T>>& in,
+                               const std::vector<T>& out) {
+        return verify_reduce_rows(in[0].data(), spec.rows, spec.cols, out.data(), spec.reduce_op);
+    }
+};
+
+} // namespace
+
+const std::vector<Operation>& all_operations() {
+    static const std::vector<Operation> operations{describe<VectorAdd>(), describe<Transpose>(),
+                                                   describe<Reduce>(), describe<ReduceRows>()};
+    return operations;
+}
+
+const Operation* find_operation(const std::string& name) {
+    for (const Operation& op : all_operations())
+        if (name == op.name) return &op;
+    return nullptr;
+}
+
+const Operation& operation(const std::string& name) {
+    if (const Operation* op = find_operation(name)) return *op;
+    throw std::out_of_range("no operation named " + name);
+}
+
+} // namespace gpucore::cli
