@@ -19,15 +19,19 @@ namespace gpucore::cli {
 
 struct CaseSpec;
 
-// The calls of one operation for element type T. `in` holds the operation's input buffers (on the
-// device for enqueue, their host copies for verify), `out` its output.
+// An operation's input buffers on the device, and their copies on the host.
+template <class T>
+using DeviceInputs = std::vector<Buffer<T>>;
+template <class T>
+using HostInputs = std::vector<std::vector<T>>;
+
+// The calls of one operation for element type T: enqueue it on the device buffers, and compare its
+// output, copied to the host, with the reference computed from the host inputs.
 template <class T>
 struct OperationCalls {
     using element_type = T;
-    void (*enqueue)(Stream& stream, const CaseSpec& spec, const std::vector<Buffer<T>>& in,
-                    Buffer<T>& out) = nullptr;
-    Verification (*verify)(const CaseSpec& spec, const std::vector<std::vector<T>>& in,
-                           const std::vector<T>& out) = nullptr;
+    void (*enqueue)(Stream& stream, const CaseSpec& spec, const DeviceInputs<T>& in, Buffer<T>& out) = nullptr;
+    Verification (*verify)(const CaseSpec& spec, const HostInputs<T>& in, const std::vector<T>& out) = nullptr;
 };
 
 namespace detail {
@@ -39,20 +43,34 @@ struct CallsOfEveryDType<std::index_sequence<I...>> {
 };
 } // namespace detail
 
-struct Operation {
+// The facts of an operation that are data: what `run` accepts and what the byte counts derive from.
+struct OperationTraits {
     // The operands' shape: a vector of n elements (--n) or a rows x cols matrix (--rows/--cols).
     enum class Layout { vector, matrix };
+    // The output's length for a rows x cols input (vector ops: rows = 1).
+    enum class Output { like_input, one, one_per_row };
 
-    const char* name = "";            // "vector_add": the `run` argument and the tables' op column
+    const char* name = "";        // "vector_add": the `run` argument and the tables' op column
     Layout layout = Layout::vector;
-    bool takes_reduce_op = false;     // takes --op (sum, min, max, prod)
-    std::size_t inputs = 1;           // input buffers, each of rows * cols elements
-    // Elements of the output for a rows x cols input (1-D ops: rows = 1).
-    std::size_t (*output_elements)(std::size_t rows, std::size_t cols) = nullptr;
+    std::size_t inputs = 1;       // input buffers, each of rows * cols elements
+    Output output = Output::like_input;
+    bool takes_reduce_op = false; // takes --op (sum, min, max, prod)
+
+    bool is_matrix() const noexcept { return layout == Layout::matrix; }
+    std::size_t output_elements(std::size_t rows, std::size_t cols) const noexcept {
+        switch (output) {
+        case Output::like_input: return rows * cols;
+        case Output::one: return 1;
+        case Output::one_per_row: return rows;
+        }
+        return 0;
+    }
+};
+
+struct Operation : OperationTraits {
     // The calls for every element type of the dtype list.
     typename detail::CallsOfEveryDType<std::make_index_sequence<std::size(all_dtypes)>>::type calls;
 
-    bool is_matrix() const noexcept { return layout == Layout::matrix; }
     template <class T>
     const OperationCalls<T>& calls_for() const noexcept { return std::get<OperationCalls<T>>(calls); }
 };
@@ -64,17 +82,12 @@ const Operation* find_operation(const std::string& name);
 // The operation named `name`; `name` must be one (std::out_of_range otherwise).
 const Operation& operation(const std::string& name);
 
-// The description of `Op`: a struct with `name`, `layout`, `takes_reduce_op`, `inputs`,
-// `output_elements(rows, cols)` and the templates `enqueue<T>` and `verify<T>`
-// (see operations.cpp).
+// The description of `Op`: a struct with `traits` (OperationTraits) and the templates
+// `enqueue<T>` and `verify<T>` (see operations.cpp).
 template <class Op>
 Operation describe() {
     Operation op;
-    op.name = Op::name;
-    op.layout = Op::layout;
-    op.takes_reduce_op = Op::takes_reduce_op;
-    op.inputs = Op::inputs;
-    op.output_elements = &Op::output_elements;
+    static_cast<OperationTraits&>(op) = Op::traits;
     std::apply([](auto&... calls) {
         ((calls = {&Op::template enqueue<typename std::decay_t<decltype(calls)>::element_type>,
                    &Op::template verify<typename std::decay_t<decltype(calls)>::element_type>}), ...);

@@ -12,71 +12,55 @@
 namespace gpucore::cli {
 namespace {
 
-std::size_t same_as_input(std::size_t rows, std::size_t cols) { return rows * cols; }
+using Layout = OperationTraits::Layout;
+using Output = OperationTraits::Output;
 
+// Each: traits {name, layout, inputs, output, takes_reduce_op}, then the call that enqueues it and
+// the check of its output against the reference.
 struct VectorAdd {
-    static constexpr const char* name = "vector_add";
-    static constexpr Operation::Layout layout = Operation::Layout::vector;
-    static constexpr bool takes_reduce_op = false;
-    static constexpr std::size_t inputs = 2;
-    static std::size_t output_elements(std::size_t rows, std::size_t cols) { return same_as_input(rows, cols); }
+    static constexpr OperationTraits traits{"vector_add", Layout::vector, 2, Output::like_input, false};
     template <class T>
-    static void enqueue(Stream& stream, const CaseSpec&, const std::vector<Buffer<T>>& in, Buffer<T>& out) {
+    static void enqueue(Stream& stream, const CaseSpec&, const DeviceInputs<T>& in, Buffer<T>& out) {
         vector_add(stream, in[0], in[1], out);
     }
     template <class T>
-    static Verification verify(const CaseSpec&, const std::vector<std::vector<T>>& in, const std::vector<T>& out) {
+    static Verification verify(const CaseSpec&, const HostInputs<T>& in, const std::vector<T>& out) {
         return verify_vector_add(in[0].data(), in[1].data(), out.data(), out.size());
     }
 };
 
 struct Transpose {
-    static constexpr const char* name = "transpose";
-    static constexpr Operation::Layout layout = Operation::Layout::matrix;
-    static constexpr bool takes_reduce_op = false;
-    static constexpr std::size_t inputs = 1;
-    static std::size_t output_elements(std::size_t rows, std::size_t cols) { return same_as_input(rows, cols); }
+    static constexpr OperationTraits traits{"transpose", Layout::matrix, 1, Output::like_input, false};
     template <class T>
-    static void enqueue(Stream& stream, const CaseSpec& spec, const std::vector<Buffer<T>>& in, Buffer<T>& out) {
+    static void enqueue(Stream& stream, const CaseSpec& spec, const DeviceInputs<T>& in, Buffer<T>& out) {
         transpose(stream, in[0], out, spec.rows, spec.cols);
     }
     template <class T>
-    static Verification verify(const CaseSpec& spec, const std::vector<std::vector<T>>& in,
-                               const std::vector<T>& out) {
+    static Verification verify(const CaseSpec& spec, const HostInputs<T>& in, const std::vector<T>& out) {
         return verify_transpose(in[0].data(), out.data(), spec.rows, spec.cols);
     }
 };
 
 struct Reduce {
-    static constexpr const char* name = "reduce";
-    static constexpr Operation::Layout layout = Operation::Layout::vector;
-    static constexpr bool takes_reduce_op = true;
-    static constexpr std::size_t inputs = 1;
-    static std::size_t output_elements(std::size_t, std::size_t) { return 1; }
+    static constexpr OperationTraits traits{"reduce", Layout::vector, 1, Output::one, true};
     template <class T>
-    static void enqueue(Stream& stream, const CaseSpec& spec, const std::vector<Buffer<T>>& in, Buffer<T>& out) {
+    static void enqueue(Stream& stream, const CaseSpec& spec, const DeviceInputs<T>& in, Buffer<T>& out) {
         reduce(stream, in[0], out, spec.reduce_op);
     }
     template <class T>
-    static Verification verify(const CaseSpec& spec, const std::vector<std::vector<T>>& in,
-                               const std::vector<T>& out) {
+    static Verification verify(const CaseSpec& spec, const HostInputs<T>& in, const std::vector<T>& out) {
         return verify_reduce(in[0].data(), in[0].size(), out.at(0), spec.reduce_op);
     }
 };
 
 struct ReduceRows {
-    static constexpr const char* name = "reduce_rows";
-    static constexpr Operation::Layout layout = Operation::Layout::matrix;
-    static constexpr bool takes_reduce_op = true;
-    static constexpr std::size_t inputs = 1;
-    static std::size_t output_elements(std::size_t rows, std::size_t) { return rows; }
+    static constexpr OperationTraits traits{"reduce_rows", Layout::matrix, 1, Output::one_per_row, true};
     template <class T>
-    static void enqueue(Stream& stream, const CaseSpec& spec, const std::vector<Buffer<T>>& in, Buffer<T>& out) {
+    static void enqueue(Stream& stream, const CaseSpec& spec, const DeviceInputs<T>& in, Buffer<T>& out) {
         reduce_rows(stream, in[0], out, spec.rows, spec.cols, spec.reduce_op);
     }
     template <class T>
-    static Verification verify(const CaseSpec& spec, const std::vector<std::vector<T>>& in,
-                               const std::vector<T>& out) {
+    static Verification verify(const CaseSpec& spec, const HostInputs<T>& in, const std::vector<T>& out) {
         return verify_reduce_rows(in[0].data(), spec.rows, spec.cols, out.data(), spec.reduce_op);
     }
 };
