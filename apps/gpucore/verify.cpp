@@ -165,4 +165,22 @@ GPUCORE_DTYPE_LIST(GPUCORE_CLI_INSTANTIATE_DTYPE_)
 #undef GPUCORE_CLI_INSTANTIATE_DTYPE_
 #undef GPUCORE_CLI_INSTANTIATE
 
+template <class T>
+Verification verify_elements(const T* out, std::size_t n,
+                             const std::function<Expected(std::size_t)>& expected) {
+    return tally_blocks(block_count(n, elements_per_block), [&](std::size_t block, Tally& tally) {
+        const std::size_t end = std::min(n, (block + 1) * elements_per_block);
+        for (std::size_t i = block * elements_per_block; i < end; ++i) {
+            const Expected e = expected(i);
+            tally.add(i, {static_cast<double>(out[i]), e.value, e.tolerance});
+        }
+    });
+}
+
+#define GPUCORE_CLI_INSTANTIATE_ELEMENTS_(ID, value, name, ctype, bytes, minor)                   \
+    template Verification verify_elements<element_type_t<DType::name>>(                           \
+        const element_type_t<DType::name>*, std::size_t, const std::function<Expected(std::size_t)>&);
+GPUCORE_DTYPE_LIST(GPUCORE_CLI_INSTANTIATE_ELEMENTS_)
+#undef GPUCORE_CLI_INSTANTIATE_ELEMENTS_
+
 } // namespace gpucore::cli

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <string>
 
@@ -40,5 +41,13 @@ Verification verify_reduce(const T* in, std::size_t n, T result, ReduceOp op);
 template <class T>
 Verification verify_reduce_rows(const T* in, std::size_t rows, std::size_t cols, const T* out,
                                 ReduceOp op);
+
+struct Expected; // reference.hpp: a reference value and the error allowed against it
+// out[i] against expected(i) for every i < n: the check of an element-wise operation whose
+// description gives its reference element by element (operations.cpp). expected is called
+// concurrently from several threads.
+template <class T>
+Verification verify_elements(const T* out, std::size_t n,
+                             const std::function<Expected(std::size_t)>& expected);
 
 } // namespace gpucore::cli

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the command's checker itself (apps/gpucore: reference.cpp, verify.cpp, random_fill,
-// case_spec, operations): it must pass correct results and catch wrong ones, or `gpucore run` proves nothing.
+// case_spec, operations): it must pass correct results and catch wrong ones, or `gpucore run`
+// proves nothing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -196,6 +197,19 @@ TEST(Counts, ParseDecimalAndPowersOfTwoAndRejectTheRest) {
     EXPECT_EQ(count_text(1000), "1000");
     EXPECT_FALSE(elements_fit(std::size_t{1} << 40, std::size_t{1} << 40, DType::f32));
     EXPECT_TRUE(elements_fit(8192, 8192, DType::f64));
+}
+
+TEST(ElementCheck, PassesWithinToleranceAndCatchesOneWrongElement) {
+    const std::size_t n = 70000; // more than one block of the parallel comparison
+    std::vector<float> out(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(2 * i) + 0.25f;
+    const auto expected = [](std::size_t i) { return Expected{2.0 * static_cast<double>(i), 0.5}; };
+    EXPECT_TRUE(verify_elements(out.data(), n, expected).passed);
+    out[66000] += 1.0f;
+    const Verification v = verify_elements(out.data(), n, expected);
+    EXPECT_FALSE(v.passed);
+    EXPECT_EQ(v.mismatches, 1u);
+    EXPECT_EQ(v.first_mismatch, 66000u);
 }
 
 TEST(CaseSpec, BytesMovedCountReadsAndWrites) {
