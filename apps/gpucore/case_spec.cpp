@@ -34,12 +34,7 @@ std::size_t CaseSpec::input_elements() const noexcept { return elements(); }
 
 std::size_t CaseSpec::output_elements() const noexcept { return op->output_elements(rows, cols); }
 
-double CaseSpec::bytes_moved() const noexcept {
-    const double inputs = static_cast<double>(op->inputs);
-    const double element = static_cast<double>(size_of(dtype));
-    return element * (inputs * static_cast<double>(input_elements()) +
-                      static_cast<double>(output_elements()));
-}
+double CaseSpec::bytes_moved() const noexcept { return op->bytes_moved(size_of(dtype), rows, cols); }
 
 std::vector<std::size_t> CaseSpec::shape() const {
     if (op->is_matrix()) return {rows, cols};

@@ -43,31 +43,9 @@ struct CallsOfEveryDType<std::index_sequence<I...>> {
 };
 } // namespace detail
 
-// The facts of an operation that are data: what `run` accepts and what the byte counts derive from.
-struct OperationTraits {
-    // The operands' shape: a vector of n elements (--n) or a rows x cols matrix (--rows/--cols).
-    enum class Layout { vector, matrix };
-    // The output's length for a rows x cols input (vector ops: rows = 1).
-    enum class Output { like_input, one, one_per_row };
-
-    const char* name = "";        // "vector_add": the `run` argument and the tables' op column
-    Layout layout = Layout::vector;
-    std::size_t inputs = 1;       // input buffers, each of rows * cols elements
-    Output output = Output::like_input;
-    bool takes_reduce_op = false; // takes --op (sum, min, max, prod)
-
-    bool is_matrix() const noexcept { return layout == Layout::matrix; }
-    std::size_t output_elements(std::size_t rows, std::size_t cols) const noexcept {
-        switch (output) {
-        case Output::like_input: return rows * cols;
-        case Output::one: return 1;
-        case Output::one_per_row: return rows;
-        }
-        return 0;
-    }
-};
-
-struct Operation : OperationTraits {
+// An operation: its facts (gpucore::OpInfo of gpucore/ops.hpp: name, layout, inputs, output
+// length, reduce op; what `run` accepts and what the byte counts derive from) and its calls.
+struct Operation : OpInfo {
     // The calls for every element type of the dtype list.
     typename detail::CallsOfEveryDType<std::make_index_sequence<std::size(all_dtypes)>>::type calls;
 
@@ -82,12 +60,12 @@ const Operation* find_operation(const std::string& name);
 // The operation named `name`; `name` must be one (std::out_of_range otherwise).
 const Operation& operation(const std::string& name);
 
-// The description of `Op`: a struct with `traits` (OperationTraits) and the templates
+// The description of `Op`: a struct with `traits` (its gpucore::op_info entry) and the templates
 // `enqueue<T>` and `verify<T>` (see operations.cpp).
 template <class Op>
 Operation describe() {
     Operation op;
-    static_cast<OperationTraits&>(op) = Op::traits;
+    static_cast<OpInfo&>(op) = Op::traits;
     std::apply([](auto&... calls) {
         ((calls = {&Op::template enqueue<typename std::decay_t<decltype(calls)>::element_type>,
                    &Op::template verify<typename std::decay_t<decltype(calls)>::element_type>}), ...);

@@ -12,13 +12,10 @@
 namespace gpucore::cli {
 namespace {
 
-using Layout = OperationTraits::Layout;
-using Output = OperationTraits::Output;
-
-// Each: traits {name, layout, inputs, output, takes_reduce_op}, then the call that enqueues it and
-// the check of its output against the reference.
+// Each: its traits (gpucore/ops.hpp's op_info: name, layout, inputs, output, takes_reduce_op), the
+// call that enqueues it and the check of its output against the reference.
 struct VectorAdd {
-    static constexpr OperationTraits traits{"vector_add", Layout::vector, 2, Output::like_input, false};
+    static constexpr const OpInfo& traits = op_info::vector_add;
     template <class T>
     static void enqueue(Stream& stream, const CaseSpec&, const DeviceInputs<T>& in, Buffer<T>& out) {
         vector_add(stream, in[0], in[1], out);
@@ -30,7 +27,7 @@ struct VectorAdd {
 };
 
 struct Transpose {
-    static constexpr OperationTraits traits{"transpose", Layout::matrix, 1, Output::like_input, false};
+    static constexpr const OpInfo& traits = op_info::transpose;
     template <class T>
     static void enqueue(Stream& stream, const CaseSpec& spec, const DeviceInputs<T>& in, Buffer<T>& out) {
         transpose(stream, in[0], out, spec.rows, spec.cols);
@@ -42,7 +39,7 @@ struct Transpose {
 };
 
 struct Reduce {
-    static constexpr OperationTraits traits{"reduce", Layout::vector, 1, Output::one, true};
+    static constexpr const OpInfo& traits = op_info::reduce;
     template <class T>
     static void enqueue(Stream& stream, const CaseSpec& spec, const DeviceInputs<T>& in, Buffer<T>& out) {
         reduce(stream, in[0], out, spec.reduce_op);
@@ -54,7 +51,7 @@ struct Reduce {
 };
 
 struct ReduceRows {
-    static constexpr OperationTraits traits{"reduce_rows", Layout::matrix, 1, Output::one_per_row, true};
+    static constexpr const OpInfo& traits = op_info::reduce_rows;
     template <class T>
     static void enqueue(Stream& stream, const CaseSpec& spec, const DeviceInputs<T>& in, Buffer<T>& out) {
         reduce_rows(stream, in[0], out, spec.rows, spec.cols, spec.reduce_op);
