@@ -154,7 +154,7 @@ public:
         gpucore::Buffer<T> a(device_, n), b(device_, n), c(device_, n), want(device_, n);
         random_fill(a.data(), n, 1);
         random_fill(b.data(), n, 2);
-        CaseResult r = named<T>("vector_add", pow2_name(n), 3.0 * n * sizeof(T));
+        CaseResult r = named<T>("vector_add", pow2_name(n), gpucore::op_info::vector_add.bytes_moved(sizeof(T), 1, n));
         r.peer = "thrust::transform";
         r.peer_bytes = r.bytes;
         time_pair(r, [&] { gpucore::vector_add(stream_, a, b, c); }, [&] {
@@ -178,7 +178,7 @@ public:
                                           static_cast<std::int64_t>(n), peer_));
         void* temp = nullptr;
         BENCH_CUDA(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
-        CaseResult r = named<T>("reduce_sum", pow2_name(n), 1.0 * n * sizeof(T));
+        CaseResult r = named<T>("reduce_sum", pow2_name(n), gpucore::op_info::reduce.bytes_moved(sizeof(T), 1, n));
         r.peer = "cub::DeviceReduce::Sum";
         r.peer_bytes = r.bytes;
         time_pair(r, [&] { gpucore::reduce(stream_, in, out, gpucore::ReduceOp::sum); }, [&] {
@@ -212,7 +212,7 @@ public:
         void* temp = nullptr;
         BENCH_CUDA(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
         CaseResult r = named<T>("reduce_rows_sum", std::to_string(rows) + "x" + std::to_string(cols),
-                                1.0 * n * sizeof(T) + 1.0 * rows * sizeof(T));
+                                gpucore::op_info::reduce_rows.bytes_moved(sizeof(T), rows, cols));
         r.peer = "cub::DeviceSegmentedReduce::Sum";
         r.peer_bytes = r.bytes;
         time_pair(r, [&] { gpucore::reduce_rows(stream_, in, out, rows, cols, gpucore::ReduceOp::sum); },
@@ -236,7 +236,7 @@ public:
         gpucore::Buffer<T> a(device_, n), b(device_, n), c(device_, n), want(device_, n);
         random_fill(a.data(), n, 1);
         random_fill(b.data(), n, 2);
-        CaseResult r = named<T>("vector_add", pow2_name(n), 3.0 * n * sizeof(T));
+        CaseResult r = named<T>("vector_add", pow2_name(n), gpucore::op_info::vector_add.bytes_moved(sizeof(T), 1, n));
         r.peer = "thrust::transform";
         r.peer_bytes = r.bytes;
         time_pair(r, [&] { gpucore::vector_add(stream_, a, b, c); }, [&] {
@@ -269,7 +269,7 @@ public:
         BENCH_CUDA(cub_sum(nullptr, temp_bytes));
         void* temp = nullptr;
         BENCH_CUDA(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
-        CaseResult r = named<T>("reduce_sum", pow2_name(n), 1.0 * n * sizeof(T));
+        CaseResult r = named<T>("reduce_sum", pow2_name(n), gpucore::op_info::reduce.bytes_moved(sizeof(T), 1, n));
         r.peer = "cub::DeviceReduce::TransformReduce (float)";
         r.peer_bytes = r.bytes;
         time_pair(r, [&] { gpucore::reduce(stream_, in, out, gpucore::ReduceOp::sum); },
@@ -295,7 +295,7 @@ public:
         gpucore::Buffer<T> in(device_, n), out(device_, n), copy(device_, n);
         random_fill(in.data(), n, 5);
         CaseResult r = named<T>("transpose", std::to_string(rows) + "x" + std::to_string(cols),
-                                2.0 * n * sizeof(T));
+                                gpucore::op_info::transpose.bytes_moved(sizeof(T), rows, cols));
         r.peer = "cudaMemcpy D2D (same bytes)";
         r.peer_bytes = r.bytes;
         time_pair(r, [&] { gpucore::transpose(stream_, in, out, rows, cols); }, [&] {

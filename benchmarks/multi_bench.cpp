@@ -48,13 +48,13 @@ double best_ms(const std::function<void()>& run) {
     return best;
 }
 
-double gbps(std::size_t bytes, double ms) { return static_cast<double>(bytes) / (ms * 1e6); }
+double gbps(double bytes, double ms) { return bytes / (ms * 1e6); }
 
 int failures = 0;
 void report(const char* what, std::size_t bytes, double ours, double theirs, const char* their_name, double target) {
-    const double ratio = theirs / ours;
+    const double ratio = theirs / ours, moved = static_cast<double>(bytes);
     std::printf("%-34s gpucore %8.3f ms (%6.1f GB/s)  %-22s %8.3f ms (%6.1f GB/s)  ratio %.3f (target >= %.2f)%s\n",
-                what, ours, gbps(bytes, ours), their_name, theirs, gbps(bytes, theirs), ratio, target,
+                what, ours, gbps(moved, ours), their_name, theirs, gbps(moved, theirs), ratio, target,
                 ratio >= target ? "" : "  BELOW TARGET");
 }
 
@@ -182,7 +182,8 @@ void split_work(const std::vector<gpucore::Device>& gpus, std::size_t n) {
         std::printf("  WRONG: reduce sum %u / %u, expected %u\n", one.sum, two.sum, expected);
         ++failures;
     }
-    const std::size_t reduce_bytes = n * sizeof(std::uint32_t), add_bytes = 3 * n * sizeof(float);
+    const double reduce_bytes = gpucore::op_info::reduce.bytes_moved(sizeof(std::uint32_t), 1, n);
+    const double add_bytes = gpucore::op_info::vector_add.bytes_moved(sizeof(float), 1, n);
     std::printf("%-34s 2 GPUs %8.3f ms (%6.1f GB/s)  1 GPU %8.3f ms (%6.1f GB/s)  speedup %.3f (target >= 1.90)%s\n",
                 "reduce u32 split", two.reduce_ms, gbps(reduce_bytes, two.reduce_ms), one.reduce_ms,
                 gbps(reduce_bytes, one.reduce_ms), one.reduce_ms / two.reduce_ms,

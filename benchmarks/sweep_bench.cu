@@ -334,7 +334,8 @@ public:
             D* pb = as_cuda(ab.data() + stride);
             D* pw = as_cuda(want.data());
             cudaStream_t raw = raw_;
-            Case k = make_case<T>("vector_add", size_text(n), "elements", 3.0 * double(n) * sizeof(T));
+            Case k = make_case<T>("vector_add", size_text(n), "elements",
+                                  gpucore::op_info::vector_add.bytes_moved(sizeof(T), 1, n));
             k.n = n;
             const auto thrust_add = [=] {
                 if constexpr (is_16bit_float<T>()) {
@@ -406,7 +407,8 @@ public:
             BENCH_CUDA(cub_sum(nullptr, temp_bytes));
             void* temp = nullptr;
             BENCH_CUDA(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
-            Case k = make_case<T>("reduce", size_text(n), "elements", double(n) * sizeof(T));
+            Case k = make_case<T>("reduce", size_text(n), "elements",
+                                  gpucore::op_info::reduce.bytes_moved(sizeof(T), 1, n));
             k.n = n;
             k.peers.push_back(raw_side(is_16bit_float<T>() ? "cub::DeviceReduce::TransformReduce (float)"
                                                             : "cub::DeviceReduce::Sum",
@@ -487,7 +489,7 @@ public:
             void* temp = nullptr;
             BENCH_CUDA(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
             Case k = make_case<T>("reduce_rows", shape_text(rows, cols), s.group,
-                                  double(n) * sizeof(T) + double(rows) * sizeof(T));
+                                  gpucore::op_info::reduce_rows.bytes_moved(sizeof(T), rows, cols));
             k.rows = rows;
             k.cols = cols;
             k.n = n;
@@ -619,7 +621,8 @@ public:
             auto in_view = in.view(0, n);
             auto out_view = out.view(0, n);
             cudaStream_t raw = raw_;
-            Case k = make_case<T>("transpose", shape_text(rows, cols), s.group, 2.0 * double(n) * sizeof(T));
+            Case k = make_case<T>("transpose", shape_text(rows, cols), s.group,
+                                  gpucore::op_info::transpose.bytes_moved(sizeof(T), rows, cols));
             k.rows = rows;
             k.cols = cols;
             k.n = n;

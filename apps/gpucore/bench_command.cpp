@@ -125,7 +125,7 @@ PeerResult time_openmp_peer(OpCase<T>& op, Stream& stream, std::size_t repeats) 
     auto peer = [&](std::size_t s) {
         // The cpu backend's buffers are host memory; synchronize() above each use keeps the
         // backend's own work on them finished.
-        openmp_vector_add(op.a(s).data(), op.b(s).data(), op.out(s).data(), n, threads);
+        openmp_vector_add(op.in(s, 0).data(), op.in(s, 1).data(), op.out(s).data(), n, threads);
     };
     auto ours = [&](std::size_t s) {
         op.enqueue(stream, s);
@@ -181,7 +181,7 @@ BenchResult bench_case(const Device& device, const BenchCase& bc, double rotatio
             [&](std::size_t i) { op.enqueue(stream, next_set(i, op.sets())); });
         result.run.timing = summarize(times);
         result.run.gbps = gbps(spec.bytes_moved(), result.run.timing.median_ms);
-        if (device.backend_name() == "cpu" && spec.op == OpKind::vector_add)
+        if (device.backend_name() == "cpu" && spec.op == &operation("vector_add"))
             result.peer = time_openmp_peer(op, stream, repeats);
     } // frees the case's buffers before the copy baseline allocates its own
     result.copy = time_copy(device, spec.bytes_moved(), rotation_bytes, repeats, result.copy_gbps);
@@ -189,9 +189,7 @@ BenchResult bench_case(const Device& device, const BenchCase& bc, double rotatio
 }
 
 std::string case_label(const CaseSpec& spec) {
-    std::string text = to_string(spec.op);
-    if (is_reduction(spec.op)) text += std::string(" ") + gpucore::to_string(spec.reduce_op);
-    return text + " " + gpucore::to_string(spec.dtype);
+    return spec.op_text() + " " + gpucore::to_string(spec.dtype);
 }
 
 nlohmann::json timing_json(const TimingStats& t) {

@@ -2,9 +2,11 @@
 #include "bench_plan.hpp"
 
 #include <initializer_list>
+#include <utility>
 #include <type_traits>
 
 #include "gpucore/float16.hpp"
+#include "operation.hpp"
 
 namespace gpucore::cli {
 namespace {
@@ -14,10 +16,10 @@ constexpr std::size_t pow2(int k) { return std::size_t{1} << k; }
 struct Plan {
     std::vector<BenchCase> cases;
 
-    void add(OpKind op, DType dtype, ReduceOp rop, std::size_t rows, std::size_t cols,
+    void add(const Operation& op, DType dtype, ReduceOp rop, std::size_t rows, std::size_t cols,
              std::string target = {}) {
         CaseSpec spec;
-        spec.op = op;
+        spec.op = &op;
         spec.dtype = dtype;
         spec.reduce_op = rop;
         spec.rows = rows;
@@ -25,16 +27,21 @@ struct Plan {
         cases.push_back({spec, std::move(target)});
     }
     void vector_add(DType t, std::size_t n, std::string target = {}) {
-        add(OpKind::vector_add, t, ReduceOp::sum, 1, n, std::move(target));
+        add(operation("vector_add"), t, ReduceOp::sum, 1, n, std::move(target));
     }
     void reduce(DType t, ReduceOp op, std::size_t n, std::string target = {}) {
-        add(OpKind::reduce, t, op, 1, n, std::move(target));
+        add(operation("reduce"), t, op, 1, n, std::move(target));
     }
     void transpose(DType t, std::size_t rows, std::size_t cols, std::string target = {}) {
-        add(OpKind::transpose, t, ReduceOp::sum, rows, cols, std::move(target));
+        add(operation("transpose"), t, ReduceOp::sum, rows, cols, std::move(target));
     }
     void reduce_rows(DType t, std::size_t rows, std::size_t cols, std::string target = {}) {
-        add(OpKind::reduce_rows, t, ReduceOp::sum, rows, cols, std::move(target));
+        add(operation("reduce_rows"), t, ReduceOp::sum, rows, cols, std::move(target));
+    }
+    bool has(const Operation& op) const {
+        for (const BenchCase& c : cases)
+            if (c.spec.op == &op) return true;
+        return false;
     }
 };
 
@@ -53,6 +60,24 @@ std::vector<DType> other_dtypes() {
     for (DType t : gpucore::all_dtypes)
         if (t != DType::f32) others.push_back(t);
     return others;
+}
+
+// Sizes for an operation without a plan of its own (a new one): `vector_sizes` of f32 and the
+// largest of them for every other dtype (or the same with `matrix_shapes`), reduce op sum.
+struct DefaultSizes {
+    std::vector<std::size_t> vector_sizes;
+    std::vector<std::pair<std::size_t, std::size_t>> matrix_shapes;
+};
+
+void default_plan(Plan& p, const Operation& op, const DefaultSizes& sizes) {
+    if (op.is_matrix()) {
+        for (auto [rows, cols] : sizes.matrix_shapes) p.add(op, DType::f32, ReduceOp::sum, rows, cols);
+        const auto [rows, cols] = sizes.matrix_shapes.back();
+        for (DType t : other_dtypes()) p.add(op, t, ReduceOp::sum, rows, cols);
+    } else {
+        for (std::size_t n : sizes.vector_sizes) p.add(op, DType::f32, ReduceOp::sum, 1, n);
+        for (DType t : other_dtypes()) p.add(op, t, ReduceOp::sum, 1, sizes.vector_sizes.back());
+    }
 }
 
 void quick_plan(Plan& p) {
@@ -140,6 +165,12 @@ std::vector<BenchCase> bench_plan(bool quick, bool gpu) {
     if (quick) quick_plan(p);
     else if (gpu) gpu_plan(p);
     else cpu_plan(p);
+    DefaultSizes sizes;
+    if (quick) sizes = {{pow2(14), pow2(20)}, {{256, 256}, {1000, 777}, {1024, 1024}}};
+    else if (gpu) sizes = {{pow2(10), pow2(18), pow2(26)}, {{1024, 1024}, {5003, 3001}, {8192, 8192}}};
+    else sizes = {{pow2(10), pow2(18), pow2(22)}, {{256, 256}, {5003, 3001}, {2048, 2048}}};
+    for (const Operation& op : all_operations())
+        if (!p.has(op)) default_plan(p, op, sizes);
     return p.cases;
 }
 

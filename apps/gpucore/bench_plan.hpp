@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The sweep `gpucore bench` runs: sizes for every op, each dtype, and the cases with speed targets.
+// An operation without a plan of its own (bench_plan.cpp) gets default sizes for its layout.
 #pragma once
 
 #include <string>

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "operation.hpp"
 #include "text_table.hpp"
 
 namespace gpucore::cli {
@@ -26,9 +27,9 @@ nlohmann::json to_json(const CaseResult& r) {
     j["backend"] = r.device.backend_name();
     j["device"] = r.device.to_string();
     j["device_name"] = r.device.properties().name;
-    j["op"] = to_string(r.spec.op);
+    j["op"] = r.spec.op->name;
     j["dtype"] = gpucore::to_string(r.spec.dtype);
-    if (is_reduction(r.spec.op)) j["reduce_op"] = gpucore::to_string(r.spec.reduce_op);
+    if (r.spec.is_reduction()) j["reduce_op"] = gpucore::to_string(r.spec.reduce_op);
     j["shape"] = r.spec.shape();
     j["elements"] = r.spec.elements();
     j["bytes_moved"] = r.spec.bytes_moved();

@@ -4,29 +4,9 @@
 #include <cctype>
 #include <limits>
 
+#include "operation.hpp"
+
 namespace gpucore::cli {
-
-const char* to_string(OpKind op) noexcept {
-    switch (op) {
-    case OpKind::vector_add: return "vector_add";
-    case OpKind::transpose: return "transpose";
-    case OpKind::reduce: return "reduce";
-    case OpKind::reduce_rows: return "reduce_rows";
-    }
-    return "?";
-}
-
-std::optional<OpKind> parse_op_kind(const std::string& name) {
-    for (OpKind op : all_op_kinds)
-        if (name == to_string(op)) return op;
-    return std::nullopt;
-}
-
-std::vector<std::string> op_kind_names() {
-    std::vector<std::string> names;
-    for (OpKind op : all_op_kinds) names.emplace_back(to_string(op));
-    return names;
-}
 
 std::optional<DType> parse_dtype(const std::string& name) {
     for (DType t : gpucore::all_dtypes)
@@ -46,55 +26,34 @@ std::optional<ReduceOp> parse_reduce_op(const std::string& name) {
     return std::nullopt;
 }
 
-bool is_two_dimensional(OpKind op) noexcept {
-    return op == OpKind::transpose || op == OpKind::reduce_rows;
-}
+std::size_t CaseSpec::reduction_length() const noexcept { return is_reduction() ? cols : 0; }
 
-bool is_reduction(OpKind op) noexcept {
-    return op == OpKind::reduce || op == OpKind::reduce_rows;
-}
-
-std::size_t CaseSpec::reduction_length() const noexcept {
-    switch (op) {
-    case OpKind::reduce: return elements();
-    case OpKind::reduce_rows: return cols;
-    default: return 0;
-    }
-}
+bool CaseSpec::is_reduction() const noexcept { return op->takes_reduce_op; }
 
 std::size_t CaseSpec::input_elements() const noexcept { return elements(); }
 
-std::size_t CaseSpec::output_elements() const noexcept {
-    switch (op) {
-    case OpKind::vector_add:
-    case OpKind::transpose: return elements();
-    case OpKind::reduce: return 1;
-    case OpKind::reduce_rows: return rows;
-    }
-    return 0;
-}
+std::size_t CaseSpec::output_elements() const noexcept { return op->output_elements(rows, cols); }
 
-double CaseSpec::bytes_moved() const noexcept {
-    const double inputs = op == OpKind::vector_add ? 2.0 : 1.0;
-    const double element = static_cast<double>(size_of(dtype));
-    return element * (inputs * static_cast<double>(input_elements()) +
-                      static_cast<double>(output_elements()));
-}
+double CaseSpec::bytes_moved() const noexcept { return op->bytes_moved(size_of(dtype), rows, cols); }
 
 std::vector<std::size_t> CaseSpec::shape() const {
-    if (is_two_dimensional(op)) return {rows, cols};
+    if (op->is_matrix()) return {rows, cols};
     return {elements()};
 }
 
 std::string CaseSpec::shape_text() const {
-    if (is_two_dimensional(op)) return std::to_string(rows) + "x" + std::to_string(cols);
+    if (op->is_matrix()) return std::to_string(rows) + "x" + std::to_string(cols);
     return count_text(elements());
 }
 
+std::string CaseSpec::op_text() const {
+    std::string text = op->name;
+    if (is_reduction()) text += std::string(" ") + gpucore::to_string(reduce_op);
+    return text;
+}
+
 std::string CaseSpec::name() const {
-    std::string text = to_string(op);
-    if (is_reduction(op)) text += std::string(" ") + gpucore::to_string(reduce_op);
-    return text + " " + gpucore::to_string(dtype) + " " + shape_text();
+    return op_text() + " " + gpucore::to_string(dtype) + " " + shape_text();
 }
 
 bool elements_fit(std::size_t rows, std::size_t cols, DType dtype) noexcept {

@@ -13,50 +13,43 @@
 
 namespace gpucore::cli {
 
-// The ops the command runs. A new one is added to both lists, and its rules below.
-enum class OpKind { vector_add, transpose, reduce, reduce_rows };
-inline constexpr OpKind all_op_kinds[] = {OpKind::vector_add, OpKind::transpose, OpKind::reduce,
-                                          OpKind::reduce_rows}; // the order of `run all`
+struct Operation; // operation.hpp: one description per operation, the list `run` derives from
 
-const char* to_string(OpKind op) noexcept; // "vector_add"
-// The op named `name` ("vector_add", ...), or nullopt.
-std::optional<OpKind> parse_op_kind(const std::string& name);
-std::vector<std::string> op_kind_names(); // every op's, in all_op_kinds order
 std::optional<DType> parse_dtype(const std::string& name);        // "f32" ...
 std::vector<std::string> dtype_names();                           // every dtype's, in list order
 std::optional<ReduceOp> parse_reduce_op(const std::string& name); // "sum" ...
 
-// True for the ops that take --rows/--cols (transpose, reduce_rows); the others take --n.
-bool is_two_dimensional(OpKind op) noexcept;
-// True for reduce and reduce_rows (the ops that take --op).
-bool is_reduction(OpKind op) noexcept;
-
 struct CaseSpec {
-    OpKind op = OpKind::vector_add;
+    const Operation* op = nullptr; // one of all_operations()
     DType dtype = DType::f32;
     ReduceOp reduce_op = ReduceOp::sum; // used by reductions only
-    // 1-D ops (vector_add, reduce) use rows = 1 and cols = n.
+    // Vector ops (vector_add, reduce) use rows = 1 and cols = n.
     std::size_t rows = 1;
     std::size_t cols = 0;
 
     // rows * cols; the caller guarantees it does not overflow (see elements_fit).
     std::size_t elements() const noexcept { return rows * cols; }
-    // Length of one reduction: n for reduce, cols for reduce_rows, 0 otherwise.
+    // Length of one reduction (the input's row length: n for reduce, cols for reduce_rows); 0 for
+    // an op that takes no reduce op.
     std::size_t reduction_length() const noexcept;
+    // True when the op takes a reduce op (--op).
+    bool is_reduction() const noexcept;
     // Bytes the op reads plus bytes it writes (the numerator of "effective bandwidth").
     double bytes_moved() const noexcept;
     // Number of input and output elements the op's buffers hold.
     std::size_t input_elements() const noexcept;  // per input buffer
     std::size_t output_elements() const noexcept;
-    // [n] for 1-D ops, [rows, cols] for 2-D ops.
+    // [n] for vector ops, [rows, cols] for matrix ops.
     std::vector<std::size_t> shape() const;
-    // "2^22" (1-D) or "5003x3001" (2-D): for tables.
+    // "2^22" (vector) or "5003x3001" (matrix): for tables.
     std::string shape_text() const;
     // "reduce sum f32 2^26": for tables and messages.
     std::string name() const;
+    // "reduce sum": the op and, for reductions, the reduce op.
+    std::string op_text() const;
 };
 
-// True when rows * cols and the op's byte counts fit in size_t.
+// True when rows * cols and the byte counts of two such inputs fit in size_t.
 bool elements_fit(std::size_t rows, std::size_t cols, DType dtype) noexcept;
 
 // "2^K" for powers of two from 2^10 up, else the decimal number.

@@ -14,6 +14,7 @@
 #include "case_spec.hpp"
 #include "gpucore/gpucore.hpp"
 #include "memory_check.hpp"
+#include "operation.hpp"
 #include "random_fill.hpp"
 #include "verify.hpp"
 
@@ -34,29 +35,24 @@ public:
     // inputs into each. Throws gpucore::Error (e.g. out_of_memory).
     // Checks first that the buffers and the host copies fit (ResourceError otherwise).
     OpCase(const Device& device, const CaseSpec& spec, std::size_t sets, std::uint64_t seed)
-        : spec_(spec) {
+        : spec_(spec), calls_(spec.op->calls_for<T>()) {
         require_fits(device, spec, sets);
         const InputDistribution dist = input_distribution(spec);
         const std::size_t n = spec.input_elements();
-        host_a_.resize(n);
-        random_fill(host_a_.data(), n, seed, dist);
-        if (spec.op == OpKind::vector_add) {
-            host_b_.resize(n);
-            random_fill(host_b_.data(), n, seed ^ 0xB0B0B0B0B0B0B0B0ull, dist);
+        host_in_.resize(spec.op->inputs);
+        for (std::size_t k = 0; k < host_in_.size(); ++k) {
+            host_in_[k].resize(n);
+            random_fill(host_in_[k].data(), n, input_seed(seed, k), dist);
         }
         sets_.reserve(sets);
         for (std::size_t s = 0; s < sets; ++s) {
             Set set;
-            set.a = Buffer<T>(device, n);
-            if (spec.op == OpKind::vector_add) set.b = Buffer<T>(device, n);
-            set.out = Buffer<T>(device, spec.output_elements());
-            if (s == 0) {
-                set.a.copy_from_host(host_a_);
-                if (set.b.valid()) set.b.copy_from_host(host_b_);
-            } else { // device copies: cheaper than uploading again
-                set.a.copy_from(sets_[0].a);
-                if (set.b.valid()) set.b.copy_from(sets_[0].b);
+            for (std::size_t k = 0; k < host_in_.size(); ++k) {
+                set.in.emplace_back(device, n);
+                if (s == 0) set.in[k].copy_from_host(host_in_[k]);
+                else set.in[k].copy_from(sets_[0].in[k]); // device copies: cheaper than uploading again
             }
+            set.out = Buffer<T>(device, spec.output_elements());
             set.out.fill(T{});
             sets_.push_back(std::move(set));
         }
@@ -67,22 +63,17 @@ public:
     // Bytes allocated on the device by all sets.
     double footprint_bytes() const noexcept {
         double bytes = 0;
-        for (const Set& s : sets_)
-            bytes += static_cast<double>(s.a.bytes() + s.b.bytes() + s.out.bytes());
+        for (const Set& s : sets_) {
+            for (const Buffer<T>& in : s.in) bytes += static_cast<double>(in.bytes());
+            bytes += static_cast<double>(s.out.bytes());
+        }
         return bytes;
     }
 
     // Enqueues the op on the buffers of set `set`.
     void enqueue(Stream& stream, std::size_t set) {
         Set& s = sets_[set];
-        switch (spec_.op) {
-        case OpKind::vector_add: vector_add(stream, s.a, s.b, s.out); break;
-        case OpKind::transpose: transpose(stream, s.a, s.out, spec_.rows, spec_.cols); break;
-        case OpKind::reduce: reduce(stream, s.a, s.out, spec_.reduce_op); break;
-        case OpKind::reduce_rows:
-            reduce_rows(stream, s.a, s.out, spec_.rows, spec_.cols, spec_.reduce_op);
-            break;
-        }
+        calls_.enqueue(stream, spec_, s.in, s.out);
     }
 
     // Enqueues a fill of set `set`'s output with poison_value<T>().
@@ -97,40 +88,35 @@ public:
         std::vector<T> out(s.out.size());
         s.out.copy_to_host_async(stream, out.data(), out.size());
         stream.synchronize();
-        switch (spec_.op) {
-        case OpKind::vector_add:
-            return verify_vector_add(host_a_.data(), host_b_.data(), out.data(), out.size());
-        case OpKind::transpose:
-            return verify_transpose(host_a_.data(), out.data(), spec_.rows, spec_.cols);
-        case OpKind::reduce:
-            return verify_reduce(host_a_.data(), host_a_.size(), out.at(0), spec_.reduce_op);
-        case OpKind::reduce_rows:
-            return verify_reduce_rows(host_a_.data(), spec_.rows, spec_.cols, out.data(),
-                                      spec_.reduce_op);
-        }
-        return {};
+        return calls_.verify(spec_, host_in_, out);
     }
 
-    // The buffers of set `set` (a: first or only input, b: second input of vector_add).
-    const Buffer<T>& a(std::size_t set) const { return sets_[set].a; }
-    const Buffer<T>& b(std::size_t set) const { return sets_[set].b; }
+    // The buffers of set `set`: input k (0: the first or only one) and the output.
+    const Buffer<T>& in(std::size_t set, std::size_t k) const { return sets_[set].in[k]; }
     Buffer<T>& out(std::size_t set) { return sets_[set].out; }
 
 private:
     static void require_fits(const Device& device, const CaseSpec& spec, std::size_t sets) {
         const double in = static_cast<double>(spec.input_elements()) * sizeof(T);
         const double out = static_cast<double>(spec.output_elements()) * sizeof(T);
-        const double inputs = spec.op == OpKind::vector_add ? 2 * in : in;
+        const double inputs = static_cast<double>(spec.op->inputs) * in;
         // Device: every set's buffers. Host: the inputs kept for the reference, and the output
         // copied back for verification.
         require_memory(device, spec.name(), static_cast<double>(sets) * (inputs + out), inputs + out);
     }
 
+    // Input k's random stream: the case's seed for the first input, a fixed mix of it for others.
+    static std::uint64_t input_seed(std::uint64_t seed, std::size_t k) noexcept {
+        return k == 0 ? seed : seed ^ (0xB0B0B0B0B0B0B0B0ull * k);
+    }
+
     struct Set {
-        Buffer<T> a, b, out; // b stays null except for vector_add
+        std::vector<Buffer<T>> in; // one per input of the op
+        Buffer<T> out;
     };
     CaseSpec spec_;
-    std::vector<T> host_a_, host_b_;
+    const OperationCalls<T>& calls_;
+    std::vector<std::vector<T>> host_in_; // the inputs, kept on the host for the reference
     std::vector<Set> sets_;
 };
 

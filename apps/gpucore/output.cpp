@@ -49,7 +49,10 @@ void finish_standard_output() {
     const bool stream_failed = !std::cout;
     const bool flush_failed = std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
     if (stream_failed || flush_failed) {
-        const int error = errno;
+        int error = errno;
+        // A write that failed before this call (output longer than stdout's buffer) left its
+        // errno behind long ago: ask the descriptor itself, with the output's last newline.
+        if (error == 0 && ::write(STDOUT_FILENO, "\n", 1) < 0) error = errno;
         std::clearerr(stdout);
         std::cout.clear();
         throw OutputError("cannot write the output to standard output" +

@@ -12,7 +12,7 @@ InputDistribution input_distribution(const CaseSpec& spec) {
     using Kind = InputDistribution::Kind;
     const bool integer =
         gpucore::visit(spec.dtype, [](auto tag) { return std::is_integral_v<typename decltype(tag)::type>; });
-    const bool reduction = is_reduction(spec.op);
+    const bool reduction = spec.is_reduction();
     if (integer) {
         const bool product = reduction && spec.reduce_op == ReduceOp::prod;
         InputDistribution d;

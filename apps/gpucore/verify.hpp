@@ -7,7 +7,9 @@
 
 namespace gpucore::cli {
 
+using reference::Expected;
 using reference::Verification;
+using reference::verify_elements;
 using reference::verify_reduce;
 using reference::verify_reduce_rows;
 using reference::verify_transpose;

@@ -16,6 +16,7 @@
 #include "cpu_device_info.hpp"
 #include "cpu_kernels.hpp"
 #include "cpu_memory.hpp"
+#include "cpu_op_slot.hpp"
 #include "cpu_status.hpp"
 #include "cpu_stream.hpp"
 #include "cpu_thread_pool.hpp"
@@ -27,34 +28,8 @@ namespace {
 // What the core handed us at init; read-only afterwards (init runs before any other slot).
 plugin::HostServices g_host;
 
-// Handles are our own objects behind the contract's opaque pointer types.
-Stream* to_stream(gpucore_stream handle) noexcept { return reinterpret_cast<Stream*>(handle); }
+// Handles are our own objects behind the contract's opaque pointer types (to_stream: cpu_op_slot.hpp).
 Event* to_event(gpucore_event handle) noexcept { return reinterpret_cast<Event*>(handle); }
-
-// The integer a caller passed for one of the contract's C enums. A C caller may pass any int; in
-// C++, loading an enum object whose value lies outside its enumerators' range is undefined (and
-// reported by UBSan), so the checks below read the bits instead of the enum.
-template <class Enum>
-int raw_enum_value(const Enum& value) noexcept {
-    static_assert(sizeof(Enum) == sizeof(int), "the contract's enums are int-sized");
-    int raw = 0;
-    std::memcpy(&raw, &value, sizeof raw);
-    return raw;
-}
-
-void require_dtype(const gpucore_dtype& dtype) {
-    const int raw = raw_enum_value(dtype);
-    if (!is_known_dtype(dtype)) {
-        throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "unknown dtype " + std::to_string(raw));
-    }
-}
-
-void require_reduce_op(const gpucore_reduce_op& op) {
-    const int raw = raw_enum_value(op);
-    if (raw < GPUCORE_REDUCE_SUM || raw > GPUCORE_REDUCE_PROD || !is_known_reduce_op(op)) {
-        throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "unknown reduce op " + std::to_string(raw));
-    }
-}
 
 // Turns a failure reported by queued work into the slot's status and message.
 gpucore_status report(const std::optional<TaskFailure>& failure, gpucore_message* msg) {
@@ -301,46 +276,6 @@ gpucore_status enqueue_host_task(gpucore_stream stream, gpucore_host_task_fn tas
     });
 }
 
-// ---- operations --------------------------------------------------------------------------------
-
-gpucore_status vector_add_slot(gpucore_dtype dtype, const void* a, const void* b, void* c,
-                               std::size_t n, gpucore_stream stream, gpucore_message* msg) {
-    return guarded(msg, [&] {
-        require_dtype(dtype);
-        if (n == 0) return;
-        to_stream(stream)->enqueue([=] { vector_add(dtype, a, b, c, n); }, "vector_add");
-    });
-}
-
-gpucore_status transpose_slot(gpucore_dtype dtype, const void* in, void* out, std::size_t rows,
-                              std::size_t cols, gpucore_stream stream, gpucore_message* msg) {
-    return guarded(msg, [&] {
-        require_dtype(dtype);
-        if (rows == 0 || cols == 0) return;
-        to_stream(stream)->enqueue([=] { transpose(dtype, in, out, rows, cols); }, "transpose");
-    });
-}
-
-gpucore_status reduce_slot(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, std::size_t n,
-                           void* out, gpucore_stream stream, gpucore_message* msg) {
-    return guarded(msg, [&] {
-        require_dtype(dtype);
-        require_reduce_op(op);
-        to_stream(stream)->enqueue([=] { reduce_rows(dtype, op, in, 1, n, out); }, "reduce");
-    });
-}
-
-gpucore_status reduce_rows_slot(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
-                                std::size_t rows, std::size_t cols, void* out,
-                                gpucore_stream stream, gpucore_message* msg) {
-    return guarded(msg, [&] {
-        require_dtype(dtype);
-        require_reduce_op(op);
-        if (rows == 0) return;
-        to_stream(stream)->enqueue([=] { reduce_rows(dtype, op, in, rows, cols, out); }, "reduce_rows");
-    });
-}
-
 gpucore_plugin_api make_table() {
     gpucore_plugin_api t{};
     t.abi_major = GPUCORE_PLUGIN_ABI_MAJOR;
@@ -367,15 +302,15 @@ gpucore_plugin_api make_table() {
     t.event_elapsed_ms = event_elapsed_ms;
     t.copy = copy;
     t.fill = fill;
-    t.vector_add = vector_add_slot;
-    t.transpose = transpose_slot;
-    t.reduce = reduce_slot;
-    t.reduce_rows = reduce_rows_slot;
     t.memory_info = memory_info;
     t.stream_native_handle = stream_native_handle;
     t.pointer_device = pointer_device;
     t.copy_peer = copy_peer;
     t.enqueue_host_task = enqueue_host_task;
+    // The operations: each kernel's file holds its slots and writes them here.
+    fill_elementwise_slots(t);
+    fill_transpose_slots(t);
+    fill_reduce_slots(t);
     return t;
 }
 

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "cpu_kernels.hpp"
+#include "cpu_op_slot.hpp"
 #include "cpu_parallel.hpp"
 #include "cpu_status.hpp"
 #include "gpucore/float16.hpp"
@@ -173,5 +174,22 @@ void vector_add(gpucore_dtype dtype, const void* a, const void* b, void* c, std:
     });
     if (!known) throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "vector_add: unknown dtype");
 }
+
+// ---- slots -------------------------------------------------------------------------------------
+
+namespace {
+
+gpucore_status vector_add_slot(gpucore_dtype dtype, const void* a, const void* b, void* c,
+                               std::size_t n, gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        require_dtype(dtype);
+        if (n == 0) return;
+        to_stream(stream)->enqueue([=] { vector_add(dtype, a, b, c, n); }, "vector_add");
+    });
+}
+
+} // namespace
+
+void fill_elementwise_slots(gpucore_plugin_api& table) noexcept { table.vector_add = vector_add_slot; }
 
 } // namespace gpucore::cpu

@@ -53,4 +53,11 @@ void transpose(gpucore_dtype dtype, const void* in, void* out, std::size_t rows,
 void reduce_rows(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, std::size_t rows,
                  std::size_t cols, void* out);
 
+// The operations' slots, each written beside its kernel: every filler stores its file's slots in
+// the table (cpu_backend.cpp's make_table calls them). A new operation of an existing family adds
+// its slot and one line to that family's filler.
+void fill_elementwise_slots(gpucore_plugin_api& table) noexcept; // vector_add
+void fill_transpose_slots(gpucore_plugin_api& table) noexcept;   // transpose
+void fill_reduce_slots(gpucore_plugin_api& table) noexcept;      // reduce, reduce_rows
+
 } // namespace gpucore::cpu

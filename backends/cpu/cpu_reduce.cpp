@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "cpu_kernels.hpp"
+#include "cpu_op_slot.hpp"
 #include "cpu_parallel.hpp"
 #include "cpu_status.hpp"
 #include "gpucore/float16.hpp"
@@ -436,6 +437,37 @@ void reduce_rows(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, std:
         reduce_rows_op<typename decltype(tag)::type>(op, in, rows, cols, out);
     });
     if (!known) throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "reduce: unknown dtype");
+}
+
+// ---- slots -------------------------------------------------------------------------------------
+
+namespace {
+
+gpucore_status reduce_slot(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, std::size_t n,
+                           void* out, gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        require_dtype(dtype);
+        require_reduce_op(op);
+        to_stream(stream)->enqueue([=] { reduce_rows(dtype, op, in, 1, n, out); }, "reduce");
+    });
+}
+
+gpucore_status reduce_rows_slot(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
+                                std::size_t rows, std::size_t cols, void* out,
+                                gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        require_dtype(dtype);
+        require_reduce_op(op);
+        if (rows == 0) return;
+        to_stream(stream)->enqueue([=] { reduce_rows(dtype, op, in, rows, cols, out); }, "reduce_rows");
+    });
+}
+
+} // namespace
+
+void fill_reduce_slots(gpucore_plugin_api& table) noexcept {
+    table.reduce = reduce_slot;
+    table.reduce_rows = reduce_rows_slot;
 }
 
 } // namespace gpucore::cpu

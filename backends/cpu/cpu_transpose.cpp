@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "cpu_kernels.hpp"
+#include "cpu_op_slot.hpp"
 #include "cpu_parallel.hpp"
 #include "cpu_status.hpp"
 
@@ -193,5 +194,20 @@ void transpose(gpucore_dtype dtype, const void* in, void* out, std::size_t rows,
     }
     throw BackendError(GPUCORE_ERROR_NOT_SUPPORTED, "transpose: no kernel for " + std::to_string(size) + "-byte elements");
 }
+
+namespace {
+
+gpucore_status transpose_slot(gpucore_dtype dtype, const void* in, void* out, std::size_t rows,
+                              std::size_t cols, gpucore_stream stream, gpucore_message* msg) {
+    return guarded(msg, [&] {
+        require_dtype(dtype);
+        if (rows == 0 || cols == 0) return;
+        to_stream(stream)->enqueue([=] { transpose(dtype, in, out, rows, cols); }, "transpose");
+    });
+}
+
+} // namespace
+
+void fill_transpose_slots(gpucore_plugin_api& table) noexcept { table.transpose = transpose_slot; }
 
 } // namespace gpucore::cpu

@@ -8,6 +8,7 @@
 #include "dtype_dispatch.cuh"
 #include "kernels/elementwise_kernels.cuh"
 #include "launch.hpp"
+#include "op_slot.hpp"
 #include "tuning_policy.hpp"
 
 namespace gpucore::gpu {
@@ -89,5 +90,20 @@ void launch_fill(void* dst, const void* value, std::size_t element_size, std::si
                            " is not 1, 2, 4 or 8");
     }
 }
+
+// ---- slots: each enqueues one kernel on the stream ----------------------------------------------
+
+namespace {
+
+gpucore_status vector_add_slot(gpucore_dtype dtype, const void* a, const void* b, void* c, size_t n,
+                               gpucore_stream stream, gpucore_message* msg) {
+    return enqueue_op(stream, msg, [&](const LaunchContext& ctx) {
+        launch_vector_add(dtype, a, b, c, n, ctx);
+    });
+}
+
+} // namespace
+
+void fill_elementwise_slots(gpucore_plugin_api& table) noexcept { table.vector_add = vector_add_slot; }
 
 } // namespace gpucore::gpu

@@ -5,6 +5,7 @@
 #include "dtype_dispatch.cuh"
 #include "kernels/reduce_kernel.cuh"
 #include "launch.hpp"
+#include "op_slot.hpp"
 #include "occupancy.hpp"
 #include "tuning_policy.hpp"
 
@@ -57,5 +58,18 @@ void launch_reduce(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, st
         GPUCORE_GPU_CHECK(last_launch_error());
     });
 }
+
+namespace {
+
+gpucore_status reduce_slot(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, size_t n,
+                           void* out, gpucore_stream stream, gpucore_message* msg) {
+    return enqueue_op(stream, msg, [&](const LaunchContext& ctx) {
+        launch_reduce(dtype, op, in, n, out, ctx);
+    });
+}
+
+} // namespace
+
+void fill_reduce_slots(gpucore_plugin_api& table) noexcept { table.reduce = reduce_slot; }
 
 } // namespace gpucore::gpu

@@ -3,6 +3,7 @@
 #include "gpu_error.hpp"
 #include "gpucore/element_types.hpp"
 #include "launch.hpp"
+#include "op_slot.hpp"
 #include "reduce_rows_launchers.hpp"
 #include "tuning_policy.hpp"
 
@@ -34,5 +35,18 @@ void launch_reduce_rows_planned(gpucore_dtype dtype, gpucore_reduce_op op, const
     }
     throw GpuError(GPUCORE_ERROR_PLUGIN, "reduce_rows: unknown strategy");
 }
+
+namespace {
+
+gpucore_status reduce_rows_slot(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, size_t rows,
+                                size_t cols, void* out, gpucore_stream stream, gpucore_message* msg) {
+    return enqueue_op(stream, msg, [&](const LaunchContext& ctx) {
+        launch_reduce_rows(dtype, op, in, rows, cols, out, ctx);
+    });
+}
+
+} // namespace
+
+void fill_reduce_rows_slots(gpucore_plugin_api& table) noexcept { table.reduce_rows = reduce_rows_slot; }
 
 } // namespace gpucore::gpu

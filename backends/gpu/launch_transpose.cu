@@ -11,6 +11,7 @@
 #include "kernels/transpose_bulk_kernel.cuh"
 #include "kernels/transpose_kernel.cuh"
 #include "launch.hpp"
+#include "op_slot.hpp"
 #include "occupancy.hpp"
 #include "tuning_policy.hpp"
 
@@ -128,5 +129,18 @@ void launch_transpose(gpucore_dtype dtype, const void* in, void* out, std::size_
     default: transpose_words<std::uint64_t>(in, out, rows, cols, ctx); return;
     }
 }
+
+namespace {
+
+gpucore_status transpose_slot(gpucore_dtype dtype, const void* in, void* out, size_t rows, size_t cols,
+                              gpucore_stream stream, gpucore_message* msg) {
+    return enqueue_op(stream, msg, [&](const LaunchContext& ctx) {
+        launch_transpose(dtype, in, out, rows, cols, ctx);
+    });
+}
+
+} // namespace
+
+void fill_transpose_slots(gpucore_plugin_api& table) noexcept { table.transpose = transpose_slot; }
 
 } // namespace gpucore::gpu

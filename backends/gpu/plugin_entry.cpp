@@ -20,7 +20,10 @@ gpucore_plugin_api make_table() noexcept {
     gpucore::gpu::fill_memory_slots(table);
     gpucore::gpu::fill_peer_slots(table);
     gpucore::gpu::fill_stream_slots(table);
-    gpucore::gpu::fill_op_slots(table);
+    gpucore::gpu::fill_elementwise_slots(table);
+    gpucore::gpu::fill_transpose_slots(table);
+    gpucore::gpu::fill_reduce_slots(table);
+    gpucore::gpu::fill_reduce_rows_slots(table);
     return table;
 }
 

@@ -2,7 +2,8 @@
 # The sources of a GPU plugin, shared by the CUDA build (backends/cuda) and the HIP build
 # (backends/hip): both compile exactly these files.
 #   GPUCORE_GPU_DIR             include directory (the vendor header and the kernels)
-#   GPUCORE_GPU_KERNEL_SOURCES  device code and launchers (.cu; HIP compiles them as HIP)
+#   GPUCORE_GPU_KERNEL_SOURCES  device code, launchers and the operations' slots (.cu; HIP
+#                               compiles them as HIP)
 #   GPUCORE_GPU_HOST_SOURCES    host-only glue (.cpp; uses the vendor runtime API only)
 #   GPUCORE_GPU_ENTRY_SOURCE    the exported entry point, compiled into the plugin module itself
 set(GPUCORE_GPU_DIR ${CMAKE_CURRENT_LIST_DIR})
@@ -22,6 +23,5 @@ set(GPUCORE_GPU_HOST_SOURCES
   ${GPUCORE_GPU_DIR}/slots_devices.cpp
   ${GPUCORE_GPU_DIR}/slots_memory.cpp
   ${GPUCORE_GPU_DIR}/slots_peer.cpp
-  ${GPUCORE_GPU_DIR}/slots_streams.cpp
-  ${GPUCORE_GPU_DIR}/slots_ops.cpp)
+  ${GPUCORE_GPU_DIR}/slots_streams.cpp)
 set(GPUCORE_GPU_ENTRY_SOURCE ${GPUCORE_GPU_DIR}/plugin_entry.cpp)

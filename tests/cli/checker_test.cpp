@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the command's checker itself (the reference library's checks, as verify.hpp names them;
-// random_fill, case_spec): it must pass correct results and catch wrong ones, or `gpucore run`
+// random_fill, case_spec, operations): it must pass correct results and catch wrong ones, or `gpucore run`
 // proves nothing.
 #include <gtest/gtest.h>
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "case_spec.hpp"
+#include "operation.hpp"
 #include "random_fill.hpp"
 #include "verify.hpp"
 
@@ -17,10 +18,10 @@ namespace gpucore::cli {
 namespace {
 
 template <class T>
-std::vector<T> random_input(OpKind op, ReduceOp rop, std::size_t rows, std::size_t cols,
+std::vector<T> random_input(const char* op, ReduceOp rop, std::size_t rows, std::size_t cols,
                             std::uint64_t seed = 3) {
     CaseSpec spec;
-    spec.op = op;
+    spec.op = &operation(op);
     spec.dtype = dtype_of<T>();
     spec.reduce_op = rop;
     spec.rows = rows;
@@ -42,8 +43,8 @@ float pairwise_sum(const float* x, std::size_t n) {
 
 TEST(VectorAddCheck, PassesCorrectAndCatchesOneWrongElement) {
     const std::size_t n = 4097;
-    const auto a = random_input<float>(OpKind::vector_add, ReduceOp::sum, 1, n, 1);
-    const auto b = random_input<float>(OpKind::vector_add, ReduceOp::sum, 1, n, 2);
+    const auto a = random_input<float>("vector_add", ReduceOp::sum, 1, n, 1);
+    const auto b = random_input<float>("vector_add", ReduceOp::sum, 1, n, 2);
     std::vector<float> c(n);
     for (std::size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
     EXPECT_TRUE(verify_vector_add(a.data(), b.data(), c.data(), n).passed);
@@ -72,7 +73,7 @@ TEST(VectorAddCheck, PoisonAndIntegerOverflowWithoutWrapAreCaught) {
 
 TEST(TransposeCheck, PassesCorrectAndCatchesASwap) {
     for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{33, 65}, {1, 100}, {100, 1}}) {
-        const auto in = random_input<double>(OpKind::transpose, ReduceOp::sum, rows, cols);
+        const auto in = random_input<double>("transpose", ReduceOp::sum, rows, cols);
         std::vector<double> out(rows * cols);
         for (std::size_t i = 0; i < rows; ++i)
             for (std::size_t j = 0; j < cols; ++j) out[j * rows + i] = in[i * cols + j];
@@ -83,13 +84,13 @@ TEST(TransposeCheck, PassesCorrectAndCatchesASwap) {
         EXPECT_EQ(v.first_mismatch, 3u);
     }
     // A copy instead of a transpose of a non-square matrix is wrong almost everywhere.
-    const auto in = random_input<float>(OpKind::transpose, ReduceOp::sum, 7, 9);
+    const auto in = random_input<float>("transpose", ReduceOp::sum, 7, 9);
     EXPECT_FALSE(verify_transpose(in.data(), in.data(), 7, 9).passed);
 }
 
 TEST(ReduceCheck, AccurateFloatSumPassesAndALongSerialSumFails) {
     const std::size_t n = std::size_t{1} << 22;
-    const auto x = random_input<float>(OpKind::reduce, ReduceOp::sum, 1, n);
+    const auto x = random_input<float>("reduce", ReduceOp::sum, 1, n);
     EXPECT_TRUE(verify_reduce(x.data(), n, pairwise_sum(x.data(), n), ReduceOp::sum).passed);
     float serial = 0;
     for (float v : x) serial += v;
@@ -99,14 +100,14 @@ TEST(ReduceCheck, AccurateFloatSumPassesAndALongSerialSumFails) {
 
 TEST(ReduceCheck, ADroppedElementIsCaught) {
     const std::size_t n = 4097;
-    const auto x = random_input<float>(OpKind::reduce, ReduceOp::sum, 1, n);
+    const auto x = random_input<float>("reduce", ReduceOp::sum, 1, n);
     EXPECT_TRUE(verify_reduce(x.data(), n, pairwise_sum(x.data(), n), ReduceOp::sum).passed);
     EXPECT_FALSE(verify_reduce(x.data(), n, pairwise_sum(x.data(), n - 1), ReduceOp::sum).passed);
 }
 
 TEST(ReduceCheck, FloatProductsOfTheCommandsInputsAreExactInAnyOrder) {
     const std::size_t n = (std::size_t{1} << 20) + 7;
-    const auto x = random_input<float>(OpKind::reduce, ReduceOp::prod, 1, n);
+    const auto x = random_input<float>("reduce", ReduceOp::prod, 1, n);
     float forward = 1, backward = 1;
     for (std::size_t i = 0; i < n; ++i) forward *= x[i];
     for (std::size_t i = n; i-- > 0;) backward *= x[i];
@@ -127,7 +128,7 @@ TEST(ReduceCheck, FloatProductsOfTheCommandsInputsAreExactInAnyOrder) {
 
 TEST(ReduceCheck, IntegersAreExactAndWrap) {
     const std::size_t n = 10007;
-    const auto x = random_input<std::uint32_t>(OpKind::reduce, ReduceOp::sum, 1, n);
+    const auto x = random_input<std::uint32_t>("reduce", ReduceOp::sum, 1, n);
     std::uint32_t wrapped = 0;
     std::uint64_t wide = 0;
     for (std::uint32_t v : x) {
@@ -138,7 +139,7 @@ TEST(ReduceCheck, IntegersAreExactAndWrap) {
     EXPECT_TRUE(verify_reduce(x.data(), n, wrapped, ReduceOp::sum).passed);
     EXPECT_FALSE(verify_reduce(x.data(), n, wrapped + 1u, ReduceOp::sum).passed);
 
-    const auto odd = random_input<std::int32_t>(OpKind::reduce, ReduceOp::prod, 1, n);
+    const auto odd = random_input<std::int32_t>("reduce", ReduceOp::prod, 1, n);
     std::uint32_t prod = 1;
     for (std::int32_t v : odd) prod *= static_cast<std::uint32_t>(v);
     EXPECT_NE(prod, 0u) << "products of odd values never collapse to 0";
@@ -161,7 +162,7 @@ TEST(ReduceCheck, EmptyInputsExpectTheIdentity) {
 
 TEST(ReduceRowsCheck, OneWrongRowIsCaught) {
     const std::size_t rows = 37, cols = 513;
-    const auto x = random_input<double>(OpKind::reduce_rows, ReduceOp::max, rows, cols);
+    const auto x = random_input<double>("reduce_rows", ReduceOp::max, rows, cols);
     std::vector<double> out(rows, -std::numeric_limits<double>::infinity());
     for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t c = 0; c < cols; ++c) out[r] = std::max(out[r], x[r * cols + c]);
@@ -173,9 +174,9 @@ TEST(ReduceRowsCheck, OneWrongRowIsCaught) {
 }
 
 TEST(RandomFill, ReproducibleFromTheSeedAndDifferentAcrossSeeds) {
-    const auto a = random_input<float>(OpKind::vector_add, ReduceOp::sum, 1, 1000, 5);
-    const auto b = random_input<float>(OpKind::vector_add, ReduceOp::sum, 1, 1000, 5);
-    const auto c = random_input<float>(OpKind::vector_add, ReduceOp::sum, 1, 1000, 6);
+    const auto a = random_input<float>("vector_add", ReduceOp::sum, 1, 1000, 5);
+    const auto b = random_input<float>("vector_add", ReduceOp::sum, 1, 1000, 5);
+    const auto c = random_input<float>("vector_add", ReduceOp::sum, 1, 1000, 6);
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
     for (float v : a) {
@@ -197,14 +198,27 @@ TEST(Counts, ParseDecimalAndPowersOfTwoAndRejectTheRest) {
     EXPECT_TRUE(elements_fit(8192, 8192, DType::f64));
 }
 
+TEST(ElementCheck, PassesWithinToleranceAndCatchesOneWrongElement) {
+    const std::size_t n = 70000; // more than one block of the parallel comparison
+    std::vector<float> out(n);
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(2 * i) + 0.25f;
+    const auto expected = [](std::size_t i) { return Expected{2.0 * static_cast<double>(i), 0.5}; };
+    EXPECT_TRUE(verify_elements(out.data(), n, expected).passed);
+    out[66000] += 1.0f;
+    const Verification v = verify_elements(out.data(), n, expected);
+    EXPECT_FALSE(v.passed);
+    EXPECT_EQ(v.mismatches, 1u);
+    EXPECT_EQ(v.first_mismatch, 66000u);
+}
+
 TEST(CaseSpec, BytesMovedCountReadsAndWrites) {
-    CaseSpec add{OpKind::vector_add, DType::f32, ReduceOp::sum, 1, 1000};
+    CaseSpec add{&operation("vector_add"), DType::f32, ReduceOp::sum, 1, 1000};
     EXPECT_EQ(add.bytes_moved(), 12000.0);
-    CaseSpec t{OpKind::transpose, DType::f64, ReduceOp::sum, 10, 20};
+    CaseSpec t{&operation("transpose"), DType::f64, ReduceOp::sum, 10, 20};
     EXPECT_EQ(t.bytes_moved(), 3200.0);
-    CaseSpec r{OpKind::reduce, DType::u32, ReduceOp::sum, 1, 1000};
+    CaseSpec r{&operation("reduce"), DType::u32, ReduceOp::sum, 1, 1000};
     EXPECT_EQ(r.bytes_moved(), 4004.0);
-    CaseSpec rr{OpKind::reduce_rows, DType::i32, ReduceOp::sum, 10, 100};
+    CaseSpec rr{&operation("reduce_rows"), DType::i32, ReduceOp::sum, 10, 100};
     EXPECT_EQ(rr.bytes_moved(), 4040.0);
     EXPECT_EQ(rr.shape_text(), "10x100");
     EXPECT_EQ(rr.name(), "reduce_rows sum i32 10x100");

@@ -430,7 +430,7 @@ TEST(Errors, HelpOnEveryCommandExitsZero) {
     EXPECT_NE(gpucore_cli({"bench", "--help"}).out.find("--quick"), std::string::npos);
 }
 
-// The op list and its shape and reduction rules are written once (case_spec); the usage line, the
+// The op list and its shape and reduction rules are written once (operations.cpp); the usage line, the
 // help and the messages of `run` are derived from them and must still name each op where it fits.
 TEST(Errors, RunUsageHelpAndMessagesNameTheOpsTheyApplyTo) {
     const ChildResult usage = gpucore_cli({"run", "vector_mul"});
@@ -679,6 +679,23 @@ TEST(Bench, QuickWritesVerifiedResultsWithCopyBaselineAndPeer) {
     EXPECT_TRUE(ops[0] && ops[1] && ops[2] && ops[3]);
     EXPECT_GE(peers, 4u) << "a vector_add peer for each dtype";
     std::remove(file.c_str());
+}
+
+// `run all` on a backend that answers not_supported (here for the dtype: the ABI 1.0 fixture has
+// no f16; a plugin older than an op answers so for that op): each such case is skipped and named
+// on stderr; when nothing ran, the error is the command's (exit 3).
+TEST(RunAll, CasesTheBackendDoesNotImplementAreSkippedAndNamed) {
+    const ChildResult r = gpucore_cli({"run", "all", "--dtype", "f16", "--n", "1000", "--rows", "20", "--cols",
+                                       "30", "--repeat", "1"},
+                                      {{"GPUCORE_PLUGIN_PATH", GPUCORE_ABI10_PLUGIN_FILE},
+                                       {"GPU_BACKEND", "abi10-template"}});
+    EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+    for (const char* op : {"vector_add", "transpose", "reduce sum", "reduce_rows sum"}) {
+        const std::string line = "gpucore: " + std::string(op) + " f16 ";
+        const std::size_t at = r.err.find(line);
+        ASSERT_NE(at, std::string::npos) << line << " not named on stderr:\n" << r.err;
+        EXPECT_NE(r.err.find("skipped", at), std::string::npos) << r.err;
+    }
 }
 
 // A backend that answers not_supported for a dtype (the ABI 1.0 fixture has no f16 or bf16): the

@@ -24,7 +24,7 @@ BAD_INCLUDES = [
     ("runtime reaches into the gpu backend", "core/src/ops.cpp", '#include "gpu_vendor.hpp"'),
     ("runtime reaches into the cpu backend past its entry", "core/src/buffer.cpp", '#include "cpu_kernels.hpp"'),
     ("cpu backend includes the runtime", "backends/cpu/cpu_reduce.cpp", '#include "backend.hpp"'),
-    ("gpu backend includes the runtime", "backends/gpu/slots_ops.cpp", '#include "runtime.hpp"'),
+    ("gpu backend includes the runtime", "backends/gpu/slots_streams.cpp", '#include "runtime.hpp"'),
     ("gpu backend includes the public API", "backends/gpu/launch.hpp", '#include "gpucore/buffer.hpp"'),
     ("plugin SDK includes the public API", "plugins/include/gpucore/plugin_support.hpp",
      '#include "gpucore/device.hpp"'),

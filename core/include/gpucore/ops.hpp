@@ -13,6 +13,46 @@
 #include "gpucore/types.hpp"
 
 namespace gpucore {
+
+// The facts of one operation that tools derive from (the `gpucore` command's cases, the
+// benchmarks' byte counts): its name, the shape of its operands, its input buffers, its output's
+// length and whether it takes a ReduceOp. One per operation, in `op_info` below.
+struct OpInfo {
+    enum class Layout { vector, matrix };                 // n elements, or rows x cols
+    enum class Output { like_input, one, one_per_row };   // rows * cols, 1 or rows elements
+
+    const char* name = "";
+    Layout layout = Layout::vector;
+    std::size_t inputs = 1; // input buffers, each of rows * cols elements
+    Output output = Output::like_input;
+    bool takes_reduce_op = false;
+
+    constexpr bool is_matrix() const noexcept { return layout == Layout::matrix; }
+    // The output's length for a rows x cols input (vector operations: rows = 1).
+    constexpr std::size_t output_elements(std::size_t rows, std::size_t cols) const noexcept {
+        switch (output) {
+        case Output::like_input: return rows * cols;
+        case Output::one: return 1;
+        case Output::one_per_row: return rows;
+        }
+        return 0;
+    }
+    // Bytes the operation must read plus bytes it must write, for a rows x cols input of
+    // `element_bytes`-byte elements: the numerator of "effective bandwidth".
+    constexpr double bytes_moved(std::size_t element_bytes, std::size_t rows, std::size_t cols) const noexcept {
+        return static_cast<double>(element_bytes) *
+               (static_cast<double>(inputs) * static_cast<double>(rows * cols) +
+                static_cast<double>(output_elements(rows, cols)));
+    }
+};
+
+namespace op_info {
+inline constexpr OpInfo vector_add{"vector_add", OpInfo::Layout::vector, 2, OpInfo::Output::like_input, false};
+inline constexpr OpInfo transpose{"transpose", OpInfo::Layout::matrix, 1, OpInfo::Output::like_input, false};
+inline constexpr OpInfo reduce{"reduce", OpInfo::Layout::vector, 1, OpInfo::Output::one, true};
+inline constexpr OpInfo reduce_rows{"reduce_rows", OpInfo::Layout::matrix, 1, OpInfo::Output::one_per_row, true};
+} // namespace op_info
+
 namespace detail {
 // Untyped entry points behind the templates below.
 GPUCORE_API void vector_add(Stream& stream, DType dtype, const MemoryRange& a, const MemoryRange& b,

@@ -98,4 +98,19 @@ Verification verify_reduce_rows(const T* in, std::size_t rows, std::size_t cols,
     });
 }
 
+// out[i] must be expected(i) (an Expected: value and tolerance) for every i < n: the check of an
+// element-wise operation whose description gives its reference element by element. `expected` is
+// called from several threads at once where OpenMP is on.
+template <class T, class ExpectedOf>
+Verification verify_elements(const T* out, std::size_t n, const ExpectedOf& expected) {
+    using detail::elements_per_block;
+    return detail::check_blocks(detail::block_count(n, elements_per_block), [&](std::size_t block, Verification& part) {
+        const std::size_t end = std::min(n, (block + 1) * elements_per_block);
+        for (std::size_t i = block * elements_per_block; i < end; ++i) {
+            const Expected e = expected(i);
+            part.add(i, static_cast<double>(out[i]), e.value, e.tolerance);
+        }
+    });
+}
+
 } // namespace gpucore::reference
