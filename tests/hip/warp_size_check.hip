@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Compiled (never run) by hipcc for every offload target of the HIP plugin: the device pass of
 // each target must see the vendor header's warp size equal to that target's wavefront width
-// (64 on gfx9 GCN/CDNA, 32 on gfx10+ RDNA, whose default is wave32), with a lane mask wide
-// enough for it. The target families come from clang's own macros, not from gpu_vendor.hpp.
+// (64 on gfx9 GCN/CDNA, 32 on gfx10+ RDNA, whose default is wave32), with the kernel dialect's
+// lane mask wide enough for it. The target families come from clang's own macros, not from gpu_vendor.hpp.
 #include "gpu_vendor.hpp"
 
 #if defined(__HIP_DEVICE_COMPILE__)
@@ -13,7 +13,7 @@ static_assert(gpucore::gpu::kWarpSize == 32, "gfx10+ targets default to 32-wide 
 #else
 #error "an offload target of unknown family: add its wavefront width to this check"
 #endif
-static_assert(sizeof(gpucore::gpu::lane_mask_t) * 8 >= gpucore::gpu::kWarpSize,
+static_assert(sizeof(gpucore::kernel::lane_mask_t) * 8 >= gpucore::gpu::kWarpSize,
               "one mask bit per lane");
 #endif
 
