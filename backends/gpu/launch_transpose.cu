@@ -71,10 +71,10 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
     const auto* words_in = static_cast<const Word*>(in);
     auto* words_out = static_cast<Word*>(out);
     if (rows <= narrow) {
-        launch_kernel(transpose_few_rows_kernel<Word, Policy::kNarrowChunk, Policy::kNarrow>, grid,
+        launch_kernel(transpose_narrow_kernel<Word, Policy::kNarrowChunk, Policy::kNarrow, true>, grid,
                       Policy::kNarrowChunk, 0, ctx.stream, words_in, words_out, rows, cols);
     } else {
-        launch_kernel(transpose_few_cols_kernel<Word, Policy::kNarrowChunk, Policy::kNarrow>, grid,
+        launch_kernel(transpose_narrow_kernel<Word, Policy::kNarrowChunk, Policy::kNarrow, false>, grid,
                       Policy::kNarrowChunk, 0, ctx.stream, words_in, words_out, rows, cols);
     }
     GPUCORE_GPU_CHECK(last_launch_error());

@@ -120,7 +120,7 @@ struct TuningPolicy {
         static constexpr int kBulkStages = 2;
         static constexpr int kBulkThreads = 256;
         // Shapes with at most kNarrow rows or columns: runs of kNarrowChunk positions of the long
-        // side staged through shared memory (transpose_few_rows_kernel, transpose_few_cols_kernel).
+        // side staged through shared memory (transpose_narrow_kernel).
         static constexpr int kNarrow = 16;
         static constexpr int kNarrowChunk = 256;
     };

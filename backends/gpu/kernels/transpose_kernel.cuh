@@ -97,50 +97,59 @@ __global__ void __launch_bounds__(kThreadsX* kThreadsY)
 // Narrow shapes, a side of at most kNarrow (2..kNarrow rows, or columns): a square tile would be
 // mostly empty, and the narrow side's rows too short for coalesced access. The narrow side's
 // elements of kChunk consecutive positions of the long side form one contiguous run of the input
-// or of the output (kChunk x narrow words); a block stages them in shared memory and reads and
-// writes both arrays coalesced, one word per thread and access.
-
-// rows <= kNarrow: a block moves columns [c0, c0 + kChunk) of every row; their output rows are
-// out[c0 * rows ...] onwards, contiguous.
+// (few columns) or of the output (few rows), and kChunk-long pieces of `narrow` rows of the other
+// array. A block stages them in shared memory, stage[n][p] = the element at narrow index n and
+// long-side position p, and reads and writes both arrays coalesced, one word per thread and access.
 template <class Word, int kChunk, int kNarrow>
-__global__ void __launch_bounds__(kChunk)
-    transpose_few_rows_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols) {
-    __shared__ Word stage[kNarrow][kChunk + 1];
-    const std::size_t chunks = (cols + kChunk - 1) / kChunk;
-    const auto t = static_cast<std::size_t>(threadIdx.x);
-    for (std::size_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
-        const std::size_t c0 = chunk * kChunk;
-        const std::size_t width = cols - c0 < kChunk ? cols - c0 : kChunk;
+struct NarrowStage {
+    Word words[kNarrow][kChunk + 1];
+
+    // Pieces: positions [0, span) of rows 0..narrow-1 of `base` (rows `stride` apart).
+    __device__ __forceinline__ void load_pieces(const Word* base, std::size_t stride, std::size_t narrow,
+                                                std::size_t span, std::size_t t) {
 #pragma unroll
-        for (int r = 0; r < kNarrow; ++r) { // a constant trip count: every load in flight at once
-            if (static_cast<std::size_t>(r) < rows && t < width) stage[r][t] = in[r * cols + c0 + t];
+        for (int n = 0; n < kNarrow; ++n) { // a constant trip count: every load in flight at once
+            if (static_cast<std::size_t>(n) < narrow && t < span) words[n][t] = base[n * stride + t];
         }
-        sync_block();
-        const std::size_t run = width * rows;
-        for (std::size_t q = t; q < run; q += kChunk) out[c0 * rows + q] = stage[q % rows][q / rows];
-        sync_block(); // the stage is refilled by the next chunk
     }
-}
+    __device__ __forceinline__ void store_pieces(Word* base, std::size_t stride, std::size_t narrow,
+                                                 std::size_t span, std::size_t t) const {
+#pragma unroll
+        for (int n = 0; n < kNarrow; ++n) {
+            if (static_cast<std::size_t>(n) < narrow && t < span) base[n * stride + t] = words[n][t];
+        }
+    }
+    // The run: span positions of `narrow` consecutive words each, from `base` on.
+    __device__ __forceinline__ void load_run(const Word* base, std::size_t narrow, std::size_t span,
+                                             std::size_t t) {
+        for (std::size_t q = t; q < span * narrow; q += kChunk) words[q % narrow][q / narrow] = base[q];
+    }
+    __device__ __forceinline__ void store_run(Word* base, std::size_t narrow, std::size_t span,
+                                              std::size_t t) const {
+        for (std::size_t q = t; q < span * narrow; q += kChunk) base[q] = words[q % narrow][q / narrow];
+    }
+};
 
-// cols <= kNarrow: a block moves rows [r0, r0 + kChunk), contiguous in the input, to columns
-// [r0, r0 + kChunk) of every output row.
-template <class Word, int kChunk, int kNarrow>
+// kFewRows (rows <= kNarrow): a block moves columns [p0, p0 + kChunk) of every row, whose output
+// rows are the run out[p0 * rows ...]. Otherwise (cols <= kNarrow) it moves the input rows
+// [p0, p0 + kChunk), the run in[p0 * cols ...], to columns [p0, p0 + kChunk) of every output row.
+template <class Word, int kChunk, int kNarrow, bool kFewRows>
 __global__ void __launch_bounds__(kChunk)
-    transpose_few_cols_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols) {
-    __shared__ Word stage[kNarrow][kChunk + 1];
-    const std::size_t chunks = (rows + kChunk - 1) / kChunk;
+    transpose_narrow_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols) {
+    __shared__ NarrowStage<Word, kChunk, kNarrow> stage;
+    const std::size_t narrow = kFewRows ? rows : cols;
+    const std::size_t length = kFewRows ? cols : rows;
+    const std::size_t chunks = (length + kChunk - 1) / kChunk;
     const auto t = static_cast<std::size_t>(threadIdx.x);
     for (std::size_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
-        const std::size_t r0 = chunk * kChunk;
-        const std::size_t height = rows - r0 < kChunk ? rows - r0 : kChunk;
-        const std::size_t run = height * cols;
-        for (std::size_t q = t; q < run; q += kChunk) stage[q % cols][q / cols] = in[r0 * cols + q];
+        const std::size_t p0 = chunk * kChunk;
+        const std::size_t span = length - p0 < kChunk ? length - p0 : kChunk;
+        if (kFewRows) stage.load_pieces(in + p0, cols, narrow, span, t);
+        else stage.load_run(in + p0 * cols, narrow, span, t);
         sync_block();
-#pragma unroll
-        for (int c = 0; c < kNarrow; ++c) {
-            if (static_cast<std::size_t>(c) < cols && t < height) out[c * rows + r0 + t] = stage[c][t];
-        }
-        sync_block();
+        if (kFewRows) stage.store_run(out + p0 * rows, narrow, span, t);
+        else stage.store_pieces(out + p0, rows, narrow, span, t);
+        sync_block(); // the stage is refilled by the next chunk
     }
 }
 
