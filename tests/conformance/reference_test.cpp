@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The reference library (gpucore_reference) against the same hand-computed results, its rules where
-// copies of it used to disagree (NaN, rounding of 16-bit floats, infinities, exact comparison), and
-// the properties the tolerances rely on (exact patterns really are exact). Runs without any device.
+// The reference library (gpucore_reference) against the same hand-computed results, the rules that
+// are easy to get wrong (NaN, rounding of 16-bit floats, infinities, exact comparison), and the
+// properties the tolerances rely on (exact patterns really are exact). Runs without any device.
 #include <gtest/gtest.h>
 
 #include <cmath>
