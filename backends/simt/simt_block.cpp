@@ -307,9 +307,7 @@ void BlockRunner::run_direct(fctx::fcontext_t scheduler) {
 #if defined(GPUCORE_SIMT_ASAN)
     __sanitizer_finish_switch_fiber(nullptr, &d.asan_from_bottom, &d.asan_from_size);
 #endif
-    t_execution.position.thread_idx = dim3(0, 0, 0);
-    direct_threads_ = DirectThreads{0, threads_in_block_, true};
-    // The loop returns when the threads have ended, one of them went to fiber mode, or a thread
+    // run() set the position to thread 0 and direct_threads_ to the whole block. The loop returns when the threads have ended, one of them went to fiber mode, or a thread
     // faulted (the block stops there).
     if (loop_ != nullptr) run_guarded(d, [&] { loop_(user_, direct_threads_); });
     else run_guarded(d, [&] { run_direct_threads(direct_threads_, [&] { body_(user_); }); });
