@@ -307,7 +307,7 @@ void BlockRunner::run_direct(fctx::fcontext_t scheduler) {
 #if defined(GPUCORE_SIMT_ASAN)
     __sanitizer_finish_switch_fiber(nullptr, &d.asan_from_bottom, &d.asan_from_size);
 #endif
-    // run() set the position to thread 0 and direct_threads_ to the whole block. The loop returns when the threads have ended, one of them went to fiber mode, or a thread
+    // The loop returns when the threads have ended, one of them went to fiber mode, or a thread
     // faulted (the block stops there).
     if (loop_ != nullptr) run_guarded(d, [&] { loop_(user_, direct_threads_); });
     else run_guarded(d, [&] { run_direct_threads(direct_threads_, [&] { body_(user_); }); });
@@ -322,7 +322,10 @@ void BlockRunner::run_direct(fctx::fcontext_t scheduler) {
 }
 
 GpuThread& BlockRunner::leave_direct_mode() {
-    const unsigned k = direct_threads_.index;
+    const dim3 at = t_execution.position.thread_idx;
+    const dim3 dim = block_position_.block_dim;
+    const unsigned k = at.x + dim.x * (at.y + dim.y * at.z);
+    direct_threads_.index = k;
     prepare_fibers(k);
     GpuThread& t = threads_[k];
     // The direct fiber goes on as thread k: its stack, its scheduler, its sanitizer state.
@@ -415,7 +418,7 @@ std::string BlockRunner::run(void (*loop)(void*, DirectThreads&), void (*body)(v
     t_execution.dynamic_shared = shared_.get();
 
     // Direct mode, on the direct fiber (stack 0).
-    direct_threads_ = DirectThreads{0, n, true};
+    direct_threads_ = DirectThreads{};
     direct_thread_ = GpuThread{};
     direct_thread_.runner = this;
     direct_thread_.stack = &stacks_[0];

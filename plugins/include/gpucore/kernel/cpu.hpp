@@ -33,6 +33,9 @@ struct dim3 {
 struct alignas(16) uint4 {
     unsigned int x, y, z, w;
 };
+struct alignas(16) float4 {
+    float x, y, z, w;
+};
 
 // The CPU execution's own symbols stay inside the library or module that links it (each loaded
 // module runs its kernels with its own copy).
@@ -83,26 +86,26 @@ GPUCORE_SIMT_HIDDEN std::string run_block(void (*thread_body)(void*), void* user
 
 // A block's threads in direct mode: they run one after another, in index order, as plain calls.
 struct DirectThreads {
-    unsigned index = 0; // the thread running now
-    unsigned count = 0; // threads in the block
     bool direct = true; // cleared when the running thread reaches a barrier or warp operation
+    unsigned index = 0; // the thread that left direct mode (set when it does)
 };
-// Runs the kernel for threads d.index, d.index + 1, ... until the last one ends or the running one
-// leaves direct mode; d.index then names the thread that was running. `body` runs one thread.
-// Inlined into a kernel's launcher, the kernel is inlined into this loop: the block's threads
-// then cost what the iterations of a plain loop do.
+// Runs the kernel for every thread of the block in index order, until the last one ends or the
+// running one leaves direct mode. `body` runs the thread whose position t_execution holds; the
+// loop's counters are that position, so a thread costs what an iteration of a plain loop does
+// once the kernel is inlined here (kernel_module.hpp's launcher), and the compiler keeps what the
+// threads share (parameters, block index) in registers.
 template <class Body>
 inline void run_direct_threads(DirectThreads& d, Body&& body) {
     dim3& idx = t_execution.position.thread_idx;
     const dim3 dim = t_execution.position.block_dim;
-    for (;;) {
-        body();
-        if (!d.direct || ++d.index == d.count) return;
-        if (++idx.x == dim.x) {
-            idx.x = 0;
-            if (++idx.y == dim.y) {
-                idx.y = 0;
-                ++idx.z;
+    for (unsigned z = 0; z < dim.z; ++z) {
+        idx.z = z;
+        for (unsigned y = 0; y < dim.y; ++y) {
+            idx.y = y;
+            for (unsigned x = 0; x < dim.x; ++x) {
+                idx.x = x;
+                body();
+                if (!d.direct) return;
             }
         }
     }
