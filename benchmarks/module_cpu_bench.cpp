@@ -67,9 +67,9 @@ Row saxpy_row(gpucore::Stream& stream, const gpucore::Kernel& kernel, int thread
     dy.copy_from_host(y0);
     std::vector<float> y = y0;
     const float a = 1.25f;
-    // One tile of the example's kernel (4 elements per thread) per block.
+    // One tile of the example's kernel (8 elements per thread) per block.
     const std::uint32_t block = 256;
-    const auto blocks = static_cast<std::uint32_t>(std::min<std::size_t>((n + 4 * block - 1) / (4 * block), 65535));
+    const auto blocks = static_cast<std::uint32_t>(std::min<std::size_t>((n + 8 * block - 1) / (8 * block), 65535));
     const double module_s = median_seconds(reps, [&] {
         kernel.launch(stream, {gpucore::Dim3(blocks), gpucore::Dim3(block)}, a, dx, dy, n);
         stream.synchronize();

@@ -29,9 +29,9 @@ int main(int argc, char** argv) {
         gpucore::Buffer<float> dx(device, n), dy(device, n);
         dx.copy_from_host(x);
         dy.copy_from_host(y);
-        // The kernel takes tiles of 4 elements per thread; any grid covers n (a block loops).
+        // The kernel takes tiles of 8 elements per thread; any grid covers n (a block loops).
         const std::uint32_t block = 256;
-        const auto blocks = static_cast<std::uint32_t>(std::min<std::size_t>((n + 4 * block - 1) / (4 * block), 65535));
+        const auto blocks = static_cast<std::uint32_t>(std::min<std::size_t>((n + 8 * block - 1) / (8 * block), 65535));
         saxpy.launch(stream, {gpucore::Dim3(blocks > 0 ? blocks : 1), gpucore::Dim3(block)}, a, dx, dy, n);
         stream.synchronize();
 

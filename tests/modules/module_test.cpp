@@ -95,6 +95,50 @@ TEST_P(Modules, SaxpyAtAwkwardSizes) {
     }
 }
 
+// The saxpy example's kernel: float4 pieces where a tile is whole and both arrays are 16-byte
+// aligned, one float at a time where n cuts a tile or a view starts at an odd offset. Every size,
+// offset, block and grid below must give a * x + y in the view and leave the rest of y untouched.
+TEST_P(Modules, ExampleSaxpyAtAwkwardSizesAndOffsets) {
+#if defined(GPUCORE_TEST_EXAMPLE_MODULE_DIR)
+    ::setenv("GPUCORE_MODULE_PATH", GPUCORE_TEST_EXAMPLE_MODULE_DIR, 1);
+    const gpucore::Kernel saxpy = Module::load(device, "saxpy").kernel("saxpy");
+    ::unsetenv("GPUCORE_MODULE_PATH");
+    std::mt19937 random(11);
+    std::uniform_real_distribution<float> value(-4, 4);
+    const float a = 1.75f;
+    const std::size_t guard = 13;
+    for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{2047}, std::size_t{2048},
+                          std::size_t{2049}, std::size_t{100003}}) {
+        for (std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{4}}) {
+            const std::size_t total = offset + n + guard;
+            std::vector<float> x(total), y(total);
+            for (auto& v : x) v = value(random);
+            for (auto& v : y) v = value(random);
+            Buffer<float> dx(device, total), dy(device, total);
+            dx.copy_from_host(x);
+            for (std::uint32_t block : {32u, 64u, 256u, 1024u}) {
+                const std::size_t tile = std::size_t{block} * 8;
+                for (std::uint32_t blocks : {1u, static_cast<std::uint32_t>((n + tile - 1) / tile)}) {
+                    dy.copy_from_host(y);
+                    saxpy.launch(stream, {Dim3(blocks), Dim3(block)}, a, dx.view(offset, n), dy.view(offset, n), n);
+                    const std::vector<float> out = dy.to_vector();
+                    for (std::size_t i = 0; i < total; ++i) {
+                        const bool inside = i >= offset && i < offset + n;
+                        // One fused multiply-add (a GPU's) or a product and a sum: nothing else.
+                        const bool right = inside ? out[i] == std::fma(a, x[i], y[i]) || out[i] == a * x[i] + y[i]
+                                                  : out[i] == y[i];
+                        ASSERT_TRUE(right) << "n " << n << " offset " << offset << " block " << block << " grid "
+                                           << blocks << " i " << i << (inside ? "" : " (outside the view)");
+                    }
+                }
+            }
+        }
+    }
+#else
+    GTEST_SKIP() << "the examples' modules are not built";
+#endif
+}
+
 TEST_P(Modules, BarriersAtEveryBlockSize) {
     const std::size_t n = 5003;
     std::vector<std::int32_t> in(n);

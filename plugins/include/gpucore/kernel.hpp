@@ -27,6 +27,8 @@
 //  - atomics on int32_t, uint32_t, int64_t, uint64_t: atomic_add, atomic_min, atomic_max,
 //    atomic_exchange, atomic_cas; atomic_add on float and double. They are relaxed: order other
 //    memory with the fences fence_block(), fence_device(), fence_system();
+//  - float4 and uint4 (CUDA's 16-byte aligned vectors): one load or store moves 16 bytes, which
+//    keeps a GPU's memory busy with fewer instructions and lets a C++ compiler use SIMD registers;
 //  - half_t and bfloat16_t (2-byte storage of gpucore::half and gpucore::bfloat16 buffers),
 //    to_float(x) (exact) and round_to<T>(float) (round to nearest, ties to even). Compute in float.
 #pragma once
