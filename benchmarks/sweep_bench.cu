@@ -567,6 +567,12 @@ public:
         }
         if (cols > 1 && cols <= 16384) plans.push_back({"warp_per_row", forced(RowStrategy::warp_per_row, 1)});
         if (cols >= 64) plans.push_back({"block_per_row, split 1", forced(RowStrategy::block_per_row, 1)});
+        // Few long rows: the same blocks with each row split over 2..16 of them (a per-row ticket),
+        // for the planner's split rule.
+        for (std::size_t split = 2; split <= 16 && cols >= 8192; split *= 2) {
+            const RowPlan p = forced(RowStrategy::block_per_row, split);
+            if (p.split == split) plans.push_back({"block_per_row, split " + std::to_string(split), p});
+        }
         std::vector<Side> sides;
         sides.push_back(raw_side("planned (launch_reduce_rows)", "variant", [=] {
             gpucore::gpu::launch_reduce_rows(plugin_dtype<T>(), GPUCORE_REDUCE_SUM, in, rows, cols, out, ctx_);
