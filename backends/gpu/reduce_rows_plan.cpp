@@ -105,6 +105,9 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
                        Policy::kMinSplitElementsPerThread));
         split = std::min(std::max<std::size_t>(1, wave / rows), by_work);
     }
+    if (rows < sms * Policy::kLongRowSplitMaxRowsPerSm) {
+        split = std::max(split, std::min(cols / Policy::kLongRowSplitElements, Policy::kLongRowMaxSplit));
+    }
     return block_plan(rows, split, partial_slots, ticket_slots);
 }
 

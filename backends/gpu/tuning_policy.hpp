@@ -103,6 +103,12 @@ struct TuningPolicy {
         // launcher passes the kernel's real one-wave size (rows_split_wave_blocks).
         static constexpr int kSplitTargetBlocksPerSm = 8;
         static constexpr std::size_t kMinSplitElementsPerThread = 64;
+        // Long rows too few to give every SM kLongRowSplitMaxRowsPerSm blocks: split as well, into
+        // pieces of kLongRowSplitElements, at most kLongRowMaxSplit per row (several waves of
+        // split blocks keep more loads in flight than one block per row).
+        static constexpr std::size_t kLongRowSplitMaxRowsPerSm = 2;
+        static constexpr std::size_t kLongRowSplitElements = std::size_t{1} << 18;
+        static constexpr std::size_t kLongRowMaxSplit = 4;
     };
     struct Transpose {
         // Any shape: kTile x kTile tiles, kTile x kBlockRows threads, each moving kTile/kBlockRows

@@ -117,6 +117,22 @@ TEST(ReduceRowsPlan, SplitGridFitsOneWaveOfTheSplitKernel) {
               1u);
 }
 
+// Fewer long rows than 2 per SM, each over 2^19 elements: split into pieces of 2^18, at most 4,
+// even where one wave of the split kernel holds them all unsplit.
+TEST(ReduceRowsPlan, LongRowsTooFewForTwoPerSmAreSplitIntoPieces) {
+    const std::size_t wave = 132 * 3;
+    EXPECT_EQ(plan_reduce_rows(256, std::size_t{1} << 20, kH100, kPartials, kTickets, wave).split, 4u);
+    EXPECT_EQ(plan_reduce_rows(256, std::size_t{1} << 20, kH100, kPartials, kTickets, wave).grid, 1024u);
+    EXPECT_EQ(plan_reduce_rows(263, std::size_t{1} << 19, kH100, kPartials, kTickets, wave).split, 2u);
+    EXPECT_EQ(plan_reduce_rows(256, std::size_t{1} << 24, kH100, kPartials, kTickets, wave).split, 4u);
+    // Shorter rows, or 2 rows per SM: one block each.
+    EXPECT_EQ(plan_reduce_rows(256, std::size_t{1} << 16, kH100, kPartials, kTickets, wave).split, 1u);
+    EXPECT_EQ(plan_reduce_rows(256, (std::size_t{1} << 19) - 1, kH100, kPartials, kTickets, wave).split, 1u);
+    EXPECT_EQ(plan_reduce_rows(264, std::size_t{1} << 20, kH100, kPartials, kTickets, wave).split, 1u);
+    // A split that fills the wave already stays (8 rows x 49 blocks).
+    EXPECT_EQ(plan_reduce_rows(8, std::size_t{1} << 26, kH100, kPartials, kTickets, wave).split, 49u);
+}
+
 TEST(ReduceRowsPlan, ShortRowsNeverSplit) {
     const RowPlan p = plan_reduce_rows(3, 40, kH100, kPartials, kTickets);
     EXPECT_EQ(p.split, 1u);
