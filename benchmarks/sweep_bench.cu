@@ -565,7 +565,14 @@ public:
                 }
             }
         }
-        if (cols > 1 && cols <= 16384) plans.push_back({"warp_per_row", forced(RowStrategy::warp_per_row, 1)});
+        if (cols > 1 && cols <= 16384) {
+            plans.push_back({"warp_per_row", forced(RowStrategy::warp_per_row, 1)});
+            if (cols > 64) {
+                plans.push_back({"warp_per_row, 4 packs",
+                                 gpucore::gpu::warp_row_plan(rows, Policy::ReduceRows::kWarpRowFewPacksPerThread,
+                                                             ctx_.device)});
+            }
+        }
         if (cols >= 64) plans.push_back({"block_per_row, split 1", forced(RowStrategy::block_per_row, 1)});
         // Few long rows: the same blocks with each row split over 2..16 of them (a per-row ticket),
         // for the planner's split rule.

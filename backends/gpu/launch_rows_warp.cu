@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// reduce_rows, medium rows: one warp per row.
+// reduce_rows, medium rows: one warp per row, its lanes keeping 2 or 4 packs in flight.
 #include "dtype_dispatch.cuh"
 #include "kernels/reduce_rows_kernels.cuh"
 #include "reduce_rows_launchers.hpp"
@@ -13,9 +13,15 @@ void launch_rows_warp(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
     dispatch_reduce(dtype, op, [&](auto type, auto functor) {
         using T = typename decltype(type)::type;
         using Op = decltype(functor);
-        launch_kernel(reduce_rows_warp_kernel<T, Op, Policy::kWarpRowThreads, Policy::kWarpRowPacksPerThread>,
-                      static_cast<unsigned int>(plan.grid), Policy::kWarpRowThreads, 0, ctx.stream,
-                      static_cast<const T*>(in), rows, cols, static_cast<T*>(out));
+        const auto launch = [&](auto kernel) {
+            launch_kernel(kernel, static_cast<unsigned int>(plan.grid), Policy::kWarpRowThreads, 0, ctx.stream,
+                          static_cast<const T*>(in), rows, cols, static_cast<T*>(out));
+        };
+        if (plan.per_lane == Policy::kWarpRowFewPacksPerThread) {
+            launch(reduce_rows_warp_kernel<T, Op, Policy::kWarpRowThreads, Policy::kWarpRowFewPacksPerThread>);
+        } else {
+            launch(reduce_rows_warp_kernel<T, Op, Policy::kWarpRowThreads, Policy::kWarpRowPacksPerThread>);
+        }
         GPUCORE_GPU_CHECK(last_launch_error());
     });
 }

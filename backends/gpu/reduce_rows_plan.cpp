@@ -56,9 +56,10 @@ bool planned_sub_warp_shape(std::size_t cols, std::size_t element_bytes, int& wi
     return sub_warp_kernel_exists(width, per_lane);
 }
 
-RowPlan warp_plan(std::size_t rows, const DeviceShape& device) {
+RowPlan warp_plan(std::size_t rows, int packs, const DeviceShape& device) {
     RowPlan plan;
     plan.strategy = RowStrategy::warp_per_row;
+    plan.per_lane = packs == Policy::kWarpRowFewPacksPerThread ? packs : Policy::kWarpRowPacksPerThread;
     const std::size_t warps_per_block =
         static_cast<std::size_t>(std::max(1, Policy::kWarpRowThreads / device.warp_size));
     plan.grid = clamp_grid(std::min(ceil_div(rows, warps_per_block),
@@ -90,7 +91,8 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
     const auto sms = static_cast<std::size_t>(device.sm_count);
     if ((cols <= Policy::kWarpRowMaxCols && rows >= sms * Policy::kWarpRowMinRowsPerSm) ||
         (cols <= Policy::kWarpRowLongMaxCols && rows >= sms * Policy::kWarpRowLongMinRowsPerSm)) {
-        return warp_plan(rows, device);
+        const bool few = rows < sms * Policy::kWarpRowFewMaxRowsPerSm;
+        return warp_plan(rows, few ? Policy::kWarpRowFewPacksPerThread : Policy::kWarpRowPacksPerThread, device);
     }
     // Fewer rows than one wave of blocks: split each row over wave / rows blocks (rounded down,
     // so the split grid never starts a second, mostly idle wave).
@@ -117,7 +119,7 @@ RowPlan forced_row_plan(RowStrategy strategy, std::size_t rows, std::size_t cols
     switch (strategy) {
     case RowStrategy::sub_warp:
         return sub_warp_plan(rows, next_power_of_two(std::max<std::size_t>(cols, 1)), 1, device);
-    case RowStrategy::warp_per_row: return warp_plan(rows, device);
+    case RowStrategy::warp_per_row: return warp_plan(rows, Policy::kWarpRowPacksPerThread, device);
     case RowStrategy::block_per_row: break;
     }
     return block_plan(rows, split, partial_slots, ticket_slots);
@@ -131,6 +133,10 @@ RowPlan sub_warp_row_plan(std::size_t rows, std::size_t cols, int per_lane, cons
     if (per_lane > 1) width = std::max(width, Policy::kSubWarpStridedMinWidth);
     if (!sub_warp_kernel_exists(width, per_lane)) return plan;
     return sub_warp_plan(rows, width, per_lane, device);
+}
+
+RowPlan warp_row_plan(std::size_t rows, int packs, const DeviceShape& device) {
+    return warp_plan(rows, packs, device);
 }
 
 bool sub_warp_kernel_exists(int width, int per_lane) noexcept {

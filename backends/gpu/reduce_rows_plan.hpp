@@ -18,7 +18,8 @@ enum class RowStrategy {
 struct RowPlan {
     RowStrategy strategy = RowStrategy::block_per_row;
     int logical_width = 0;  // sub_warp: lanes per row, a power of two
-    int per_lane = 1;       // sub_warp: elements each lane reads; logical_width * per_lane >= cols
+    int per_lane = 1;       // sub_warp: elements each lane reads; logical_width * per_lane >= cols.
+                            // warp_per_row: packs each lane keeps in flight (2 or 4)
     std::size_t split = 1;  // block_per_row: blocks per row
     std::size_t grid = 0;   // blocks to launch (> 0 whenever rows > 0)
 };
@@ -43,6 +44,11 @@ RowPlan forced_row_plan(RowStrategy strategy, std::size_t rows, std::size_t cols
 // covers cols, for tests and benchmarks; logical_width 0 when no sub-warp kernel has that shape
 // (sub_warp_kernel_exists).
 RowPlan sub_warp_row_plan(std::size_t rows, std::size_t cols, int per_lane, const DeviceShape& device);
+
+// A warp-per-row plan whose lanes keep `packs` packs in flight (TuningPolicy::ReduceRows::
+// kWarpRowPacksPerThread or kWarpRowFewPacksPerThread; any other value gives the first), for
+// tests and benchmarks.
+RowPlan warp_row_plan(std::size_t rows, int packs, const DeviceShape& device);
 
 // Whether the launcher has a sub-warp kernel of `width` lanes and `per_lane` elements per lane
 // (TuningPolicy::ReduceRows).

@@ -87,7 +87,11 @@ struct TuningPolicy {
         static constexpr std::size_t kWarpRowLongMaxCols = 16384;
         static constexpr std::size_t kWarpRowLongMinRowsPerSm = 8;
         static constexpr int kWarpRowThreads = 256;
+        // Packs each lane keeps in flight: more where the rows are too few to give every SM
+        // kWarpRowFewMaxRowsPerSm warps, so that the few warps still keep the memory busy.
         static constexpr int kWarpRowPacksPerThread = 2;
+        static constexpr int kWarpRowFewPacksPerThread = 4;
+        static constexpr std::size_t kWarpRowFewMaxRowsPerSm = 32;
         // Longer rows: one block per row, or several (with a per-row ticket) when the rows are too
         // few to fill the GPU.
         static constexpr int kBlockThreads = 256;

@@ -86,6 +86,17 @@ TEST(ReduceRowsPlan, ManyRowsOfUpTo16384ColumnsGetAWarpEach) {
     EXPECT_EQ(plan_reduce_rows(528, 2049, kH100, kPartials, kTickets).strategy, RowStrategy::block_per_row);
 }
 
+// A warp per row keeps 4 packs per lane in flight while the rows give the SMs fewer than 32 warps
+// each, 2 from there on.
+TEST(ReduceRowsPlan, FewWarpRowsKeepMorePacksInFlight) {
+    EXPECT_EQ(plan_reduce_rows(2048, 8192, kH100, kPartials, kTickets).strategy, RowStrategy::warp_per_row);
+    EXPECT_EQ(plan_reduce_rows(2048, 8192, kH100, kPartials, kTickets).per_lane, 4);
+    EXPECT_EQ(plan_reduce_rows(132 * 32 - 1, 1000, kH100, kPartials, kTickets).per_lane, 4);
+    EXPECT_EQ(plan_reduce_rows(132 * 32, 1000, kH100, kPartials, kTickets).per_lane, 2);
+    EXPECT_EQ(plan_reduce_rows(std::size_t{1} << 16, 4096, kH100, kPartials, kTickets).per_lane, 2);
+    EXPECT_EQ(warp_row_plan(100, 3, kH100).per_lane, 2); // no kernel keeps 3
+}
+
 TEST(ReduceRowsPlan, ManyLongRowsGetABlockEach) {
     const RowPlan p = plan_reduce_rows(2048, 262144, kH100, kPartials, kTickets);
     EXPECT_EQ(p.strategy, RowStrategy::block_per_row);
