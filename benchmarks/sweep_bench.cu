@@ -569,7 +569,7 @@ public:
             plans.push_back({"warp_per_row", forced(RowStrategy::warp_per_row, 1)});
             if (cols > 64) {
                 plans.push_back({"warp_per_row, 4 packs",
-                                 gpucore::gpu::warp_row_plan(rows, Policy::ReduceRows::kWarpRowFewPacksPerThread,
+                                 gpucore::gpu::warp_row_plan(rows, Policy::ReduceRows::kWarpRowKiBRowPacks,
                                                              ctx_.device)});
             }
         }

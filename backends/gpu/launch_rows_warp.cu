@@ -17,8 +17,8 @@ void launch_rows_warp(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
             launch_kernel(kernel, static_cast<unsigned int>(plan.grid), Policy::kWarpRowThreads, 0, ctx.stream,
                           static_cast<const T*>(in), rows, cols, static_cast<T*>(out));
         };
-        if (plan.per_lane == Policy::kWarpRowFewPacksPerThread) {
-            launch(reduce_rows_warp_kernel<T, Op, Policy::kWarpRowThreads, Policy::kWarpRowFewPacksPerThread>);
+        if (plan.per_lane == Policy::kWarpRowKiBRowPacks) {
+            launch(reduce_rows_warp_kernel<T, Op, Policy::kWarpRowThreads, Policy::kWarpRowKiBRowPacks>);
         } else {
             launch(reduce_rows_warp_kernel<T, Op, Policy::kWarpRowThreads, Policy::kWarpRowPacksPerThread>);
         }

@@ -59,7 +59,7 @@ bool planned_sub_warp_shape(std::size_t cols, std::size_t element_bytes, int& wi
 RowPlan warp_plan(std::size_t rows, int packs, const DeviceShape& device) {
     RowPlan plan;
     plan.strategy = RowStrategy::warp_per_row;
-    plan.per_lane = packs == Policy::kWarpRowFewPacksPerThread ? packs : Policy::kWarpRowPacksPerThread;
+    plan.per_lane = packs == Policy::kWarpRowKiBRowPacks ? packs : Policy::kWarpRowPacksPerThread;
     const std::size_t warps_per_block =
         static_cast<std::size_t>(std::max(1, Policy::kWarpRowThreads / device.warp_size));
     plan.grid = clamp_grid(std::min(ceil_div(rows, warps_per_block),
@@ -91,8 +91,10 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
     const auto sms = static_cast<std::size_t>(device.sm_count);
     if ((cols <= Policy::kWarpRowMaxCols && rows >= sms * Policy::kWarpRowMinRowsPerSm) ||
         (cols <= Policy::kWarpRowLongMaxCols && rows >= sms * Policy::kWarpRowLongMinRowsPerSm)) {
-        const bool few = rows < sms * Policy::kWarpRowFewMaxRowsPerSm;
-        return warp_plan(rows, few ? Policy::kWarpRowFewPacksPerThread : Policy::kWarpRowPacksPerThread, device);
+        const std::size_t row_bytes = cols * element_bytes;
+        const bool kib_row = row_bytes >= Policy::kWarpRowKiBRowMinBytes &&
+                             row_bytes <= Policy::kWarpRowKiBRowMaxBytes && (row_bytes & (row_bytes - 1)) == 0;
+        return warp_plan(rows, kib_row ? Policy::kWarpRowKiBRowPacks : Policy::kWarpRowPacksPerThread, device);
     }
     // Fewer rows than one wave of blocks: split each row over wave / rows blocks (rounded down,
     // so the split grid never starts a second, mostly idle wave).

@@ -46,7 +46,7 @@ RowPlan forced_row_plan(RowStrategy strategy, std::size_t rows, std::size_t cols
 RowPlan sub_warp_row_plan(std::size_t rows, std::size_t cols, int per_lane, const DeviceShape& device);
 
 // A warp-per-row plan whose lanes keep `packs` packs in flight (TuningPolicy::ReduceRows::
-// kWarpRowPacksPerThread or kWarpRowFewPacksPerThread; any other value gives the first), for
+// kWarpRowPacksPerThread or kWarpRowKiBRowPacks; any other value gives the first), for
 // tests and benchmarks.
 RowPlan warp_row_plan(std::size_t rows, int packs, const DeviceShape& device);
 

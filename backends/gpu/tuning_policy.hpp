@@ -87,11 +87,13 @@ struct TuningPolicy {
         static constexpr std::size_t kWarpRowLongMaxCols = 16384;
         static constexpr std::size_t kWarpRowLongMinRowsPerSm = 8;
         static constexpr int kWarpRowThreads = 256;
-        // Packs each lane keeps in flight: more where the rows are too few to give every SM
-        // kWarpRowFewMaxRowsPerSm warps, so that the few warps still keep the memory busy.
+        // Packs each lane keeps in flight: kWarpRowPacksPerThread, or kWarpRowKiBRowPacks on rows
+        // of 1, 2 or 4 KiB (up to kWarpRowKiBRowMaxBytes), where that kernel is the faster one
+        // (BENCHMARKS.md, the sweep's reduce_rows plans).
         static constexpr int kWarpRowPacksPerThread = 2;
-        static constexpr int kWarpRowFewPacksPerThread = 4;
-        static constexpr std::size_t kWarpRowFewMaxRowsPerSm = 32;
+        static constexpr int kWarpRowKiBRowPacks = 4;
+        static constexpr std::size_t kWarpRowKiBRowMinBytes = 1024;
+        static constexpr std::size_t kWarpRowKiBRowMaxBytes = 4096;
         // Longer rows: one block per row, or several (with a per-row ticket) when the rows are too
         // few to fill the GPU.
         static constexpr int kBlockThreads = 256;

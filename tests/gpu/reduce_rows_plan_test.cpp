@@ -86,14 +86,21 @@ TEST(ReduceRowsPlan, ManyRowsOfUpTo16384ColumnsGetAWarpEach) {
     EXPECT_EQ(plan_reduce_rows(528, 2049, kH100, kPartials, kTickets).strategy, RowStrategy::block_per_row);
 }
 
-// A warp per row keeps 4 packs per lane in flight while the rows give the SMs fewer than 32 warps
-// each, 2 from there on.
-TEST(ReduceRowsPlan, FewWarpRowsKeepMorePacksInFlight) {
-    EXPECT_EQ(plan_reduce_rows(2048, 8192, kH100, kPartials, kTickets).strategy, RowStrategy::warp_per_row);
-    EXPECT_EQ(plan_reduce_rows(2048, 8192, kH100, kPartials, kTickets).per_lane, 4);
-    EXPECT_EQ(plan_reduce_rows(132 * 32 - 1, 1000, kH100, kPartials, kTickets).per_lane, 4);
-    EXPECT_EQ(plan_reduce_rows(132 * 32, 1000, kH100, kPartials, kTickets).per_lane, 2);
-    EXPECT_EQ(plan_reduce_rows(std::size_t{1} << 16, 4096, kH100, kPartials, kTickets).per_lane, 2);
+// A warp per row keeps 4 packs per lane in flight on rows of 1, 2 or 4 KiB, 2 on other rows.
+TEST(ReduceRowsPlan, WarpRowsOfWholeKiBsKeepMorePacksInFlight) {
+    const auto packs = [](std::size_t rows, std::size_t cols, std::size_t bytes) {
+        const RowPlan p = plan_reduce_rows(rows, cols, kH100, kPartials, kTickets, 0, bytes);
+        EXPECT_EQ(p.strategy, RowStrategy::warp_per_row) << rows << " x " << cols;
+        return p.per_lane;
+    };
+    EXPECT_EQ(packs(1 << 16, 256, 4), 4);   // 1 KiB
+    EXPECT_EQ(packs(1 << 16, 128, 8), 4);   // 1 KiB
+    EXPECT_EQ(packs(1 << 16, 2048, 2), 4);  // 4 KiB
+    EXPECT_EQ(packs(1 << 16, 1024, 4), 4);  // 4 KiB
+    EXPECT_EQ(packs(1 << 16, 128, 4), 2);   // 512 B
+    EXPECT_EQ(packs(1 << 16, 1000, 4), 2);  // not a power of two
+    EXPECT_EQ(packs(1 << 16, 768, 4), 2);   // 3 KiB
+    EXPECT_EQ(packs(1 << 16, 2048, 4), 2);  // 8 KiB
     EXPECT_EQ(warp_row_plan(100, 3, kH100).per_lane, 2); // no kernel keeps 3
 }
 

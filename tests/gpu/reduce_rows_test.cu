@@ -61,7 +61,7 @@ struct Shape {
 TYPED_TEST(ReduceRows, PlannedShapes) {
     const Shape shapes[] = {{1, 0},   {7, 0},     {1, 1},     {1000, 1},  {999, 3},   {777, 16},
                             {513, 17}, {100, 32}, {1000, 33}, {50, 1000}, {4097, 100}, {3, 100003},
-                            {8, 1 << 20}, {2, 2049}, {600, 5000}, {1, 1 << 22}};
+                            {8, 1 << 20}, {2, 2049}, {600, 5000}, {1, 1 << 22}, {1000, 256}};
     for (const Shape& s : shapes) {
         for (gpucore_reduce_op op : kAllOps) this->check(s.rows, s.cols, op, nullptr);
     }
@@ -89,10 +89,16 @@ TYPED_TEST(ReduceRows, SubWarpWithEveryElementsPerLane) {
 }
 
 TYPED_TEST(ReduceRows, WarpPerRowOnAnyShape) {
-    for (const Shape& s : {Shape{1, 1}, Shape{5, 7}, Shape{333, 33}, Shape{64, 5000}, Shape{2, 70001}}) {
-        const RowPlan plan = this->forced(RowStrategy::warp_per_row, s.rows, s.cols, 1);
-        this->check(s.rows, s.cols, GPUCORE_REDUCE_SUM, &plan);
-        this->check(s.rows, s.cols, GPUCORE_REDUCE_MAX, &plan);
+    for (const Shape& s : {Shape{1, 1}, Shape{5, 7}, Shape{333, 33}, Shape{64, 5000}, Shape{2, 70001},
+                           Shape{1000, 256}, Shape{301, 513}, Shape{77, 2048}}) {
+        // Both kernels: 2 packs per lane in flight, and 4 (the planner's choice on rows of whole KiBs).
+        using Policy = TuningPolicy::ReduceRows;
+        for (int packs : {Policy::kWarpRowPacksPerThread, Policy::kWarpRowKiBRowPacks}) {
+            const RowPlan plan = gpucore::gpu::warp_row_plan(s.rows, packs, this->ctx_.device);
+            ASSERT_EQ(plan.per_lane, packs);
+            this->check(s.rows, s.cols, GPUCORE_REDUCE_SUM, &plan);
+            this->check(s.rows, s.cols, GPUCORE_REDUCE_MAX, &plan);
+        }
     }
 }
 
