@@ -36,7 +36,7 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
         const auto grid = static_cast<unsigned int>(plan.grid);
         const auto* typed_in = static_cast<const T*>(in);
         auto* partials = static_cast<accumulator_of_t<T>*>(ctx.scratch.partials);
-        if (plan.split > 1) {
+        if (plan.split > 1 || plan.per_lane == Policy::kSplitPacksPerThread) {
             launch_kernel(
                 reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread, 1>,
                 grid, Policy::kBlockThreads, 0, ctx.stream, typed_in, rows, cols, plan.split,

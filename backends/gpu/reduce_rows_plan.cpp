@@ -109,10 +109,14 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
                        Policy::kMinSplitElementsPerThread));
         split = std::min(std::max<std::size_t>(1, wave / rows), by_work);
     }
-    if (rows < sms * Policy::kLongRowSplitMaxRowsPerSm) {
+    const bool few_rows = rows < sms * Policy::kLongRowSplitMaxRowsPerSm;
+    if (few_rows) {
         split = std::max(split, std::min(cols / Policy::kLongRowSplitElements, Policy::kLongRowMaxSplit));
     }
-    return block_plan(rows, split, partial_slots, ticket_slots);
+    RowPlan plan = block_plan(rows, split, partial_slots, ticket_slots);
+    // Too few rows to split still take the split kernel's deeper loads, one block per row.
+    if (few_rows && plan.split == 1) plan.per_lane = Policy::kSplitPacksPerThread;
+    return plan;
 }
 
 RowPlan forced_row_plan(RowStrategy strategy, std::size_t rows, std::size_t cols,

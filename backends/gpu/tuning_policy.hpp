@@ -111,7 +111,8 @@ struct TuningPolicy {
         static constexpr std::size_t kMinSplitElementsPerThread = 64;
         // Long rows too few to give every SM kLongRowSplitMaxRowsPerSm blocks: split as well, into
         // pieces of kLongRowSplitElements, at most kLongRowMaxSplit per row (several waves of
-        // split blocks keep more loads in flight than one block per row).
+        // split blocks keep more loads in flight than one block per row); rows too short for that
+        // run on the split kernel unsplit (its kSplitPacksPerThread packs in flight).
         static constexpr std::size_t kLongRowSplitMaxRowsPerSm = 2;
         static constexpr std::size_t kLongRowSplitElements = std::size_t{1} << 18;
         static constexpr std::size_t kLongRowMaxSplit = 4;

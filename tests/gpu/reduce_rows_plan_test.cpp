@@ -147,6 +147,11 @@ TEST(ReduceRowsPlan, LongRowsTooFewForTwoPerSmAreSplitIntoPieces) {
     EXPECT_EQ(plan_reduce_rows(256, std::size_t{1} << 16, kH100, kPartials, kTickets, wave).split, 1u);
     EXPECT_EQ(plan_reduce_rows(256, (std::size_t{1} << 19) - 1, kH100, kPartials, kTickets, wave).split, 1u);
     EXPECT_EQ(plan_reduce_rows(264, std::size_t{1} << 20, kH100, kPartials, kTickets, wave).split, 1u);
+    // Too short to split: one block per row, on the split kernel (more packs in flight).
+    EXPECT_EQ(plan_reduce_rows(256, std::size_t{1} << 16, kH100, kPartials, kTickets, wave).per_lane,
+              TuningPolicy::ReduceRows::kSplitPacksPerThread);
+    EXPECT_NE(plan_reduce_rows(264, std::size_t{1} << 16, kH100, kPartials, kTickets, wave).per_lane,
+              TuningPolicy::ReduceRows::kSplitPacksPerThread);
     // A split that fills the wave already stays (8 rows x 49 blocks).
     EXPECT_EQ(plan_reduce_rows(8, std::size_t{1} << 26, kH100, kPartials, kTickets, wave).split, 49u);
 }

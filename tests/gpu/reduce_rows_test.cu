@@ -102,6 +102,15 @@ TYPED_TEST(ReduceRows, WarpPerRowOnAnyShape) {
     }
 }
 
+TYPED_TEST(ReduceRows, SplitKernelWithOneBlockPerRow) {
+    for (const Shape& s : {Shape{1, 1}, Shape{3, 31}, Shape{17, 4099}, Shape{5, 300007}}) {
+        RowPlan plan = this->forced(RowStrategy::block_per_row, s.rows, s.cols, 1);
+        plan.per_lane = TuningPolicy::ReduceRows::kSplitPacksPerThread;
+        this->check(s.rows, s.cols, GPUCORE_REDUCE_SUM, &plan);
+        this->check(s.rows, s.cols, GPUCORE_REDUCE_MIN, &plan);
+    }
+}
+
 TYPED_TEST(ReduceRows, BlocksPerRowWithAndWithoutSplit) {
     for (const Shape& s : {Shape{1, 1}, Shape{3, 31}, Shape{17, 4099}, Shape{5, 300007}}) {
         for (std::size_t split : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{64}}) {
