@@ -109,9 +109,10 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
                        Policy::kMinSplitElementsPerThread));
         split = std::min(std::max<std::size_t>(1, wave / rows), by_work);
     }
+    // Rows that one wave holds unsplit, but too few for 2 blocks per SM: split long ones anyway.
     const bool few_rows = rows < sms * Policy::kLongRowSplitMaxRowsPerSm;
-    if (few_rows) {
-        split = std::max(split, std::min(cols / Policy::kLongRowSplitElements, Policy::kLongRowMaxSplit));
+    if (few_rows && split == 1) {
+        split = std::max<std::size_t>(1, std::min(cols / Policy::kLongRowSplitElements, Policy::kLongRowMaxSplit));
     }
     RowPlan plan = block_plan(rows, split, partial_slots, ticket_slots);
     // Too few rows to split still take the split kernel's deeper loads, one block per row.

@@ -109,10 +109,11 @@ struct TuningPolicy {
         // launcher passes the kernel's real one-wave size (rows_split_wave_blocks).
         static constexpr int kSplitTargetBlocksPerSm = 8;
         static constexpr std::size_t kMinSplitElementsPerThread = 64;
-        // Long rows too few to give every SM kLongRowSplitMaxRowsPerSm blocks: split as well, into
-        // pieces of kLongRowSplitElements, at most kLongRowMaxSplit per row (several waves of
-        // split blocks keep more loads in flight than one block per row); rows too short for that
-        // run on the split kernel unsplit (its kSplitPacksPerThread packs in flight).
+        // Long rows that one wave holds unsplit but too few to give every SM
+        // kLongRowSplitMaxRowsPerSm blocks: split as well, into pieces of kLongRowSplitElements,
+        // at most kLongRowMaxSplit per row (several waves of split blocks keep more loads in
+        // flight than one block per row); rows too short for that run on the split kernel
+        // unsplit (its kSplitPacksPerThread packs in flight).
         static constexpr std::size_t kLongRowSplitMaxRowsPerSm = 2;
         static constexpr std::size_t kLongRowSplitElements = std::size_t{1} << 18;
         static constexpr std::size_t kLongRowMaxSplit = 4;

@@ -152,7 +152,8 @@ TEST(ReduceRowsPlan, LongRowsTooFewForTwoPerSmAreSplitIntoPieces) {
               TuningPolicy::ReduceRows::kSplitPacksPerThread);
     EXPECT_NE(plan_reduce_rows(264, std::size_t{1} << 16, kH100, kPartials, kTickets, wave).per_lane,
               TuningPolicy::ReduceRows::kSplitPacksPerThread);
-    // A split that fills the wave already stays (8 rows x 49 blocks).
+    // A split that fills the wave already stays (8 rows x 49 blocks, 128 rows x 3).
+    EXPECT_EQ(plan_reduce_rows(128, std::size_t{1} << 21, kH100, kPartials, kTickets, wave).split, 3u);
     EXPECT_EQ(plan_reduce_rows(8, std::size_t{1} << 26, kH100, kPartials, kTickets, wave).split, 49u);
 }
 
