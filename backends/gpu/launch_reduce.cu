@@ -44,6 +44,13 @@ void launch_reduce(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, st
         constexpr auto kernel =
             reduce_single_pass_kernel<T, Op, Policy::kThreads, kPacks, Policy::min_blocks_per_sm<T>()>;
         std::size_t grid = small_input_grid(n, Pack<T>::kCount);
+        if (grid == 1 && ceil_div(n, Pack<T>::kCount) > static_cast<std::size_t>(Policy::kThreads)) {
+            launch_kernel(reduce_single_pass_kernel<T, Op, Policy::kSingleBlockThreads, Policy::kSingleBlockPacks, 1>,
+                          1u, Policy::kSingleBlockThreads, 0, ctx.stream, static_cast<const T*>(in), n,
+                          static_cast<T*>(out), static_cast<Acc*>(ctx.scratch.partials), ctx.scratch.tickets);
+            GPUCORE_GPU_CHECK(last_launch_error());
+            return;
+        }
         if (grid == 0) { // large: kPacks packs per thread, at most one full wave
             const std::size_t per_block = static_cast<std::size_t>(Policy::kThreads) * kPacks * Pack<T>::kCount;
             grid = std::min({ceil_div(n, per_block),

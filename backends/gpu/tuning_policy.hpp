@@ -44,6 +44,11 @@ struct TuningPolicy {
         // cost more than the extra bandwidth brings.
         static constexpr std::size_t kMaxPacksPerThread = 8;
         static constexpr std::size_t kSmallGridBlocks = 256;
+        // The one block has kSingleBlockThreads threads of kSingleBlockPacks packs in flight once
+        // it has more packs than kThreads: with one block doing all the work, more warps hide
+        // more of the loads' latency (BENCHMARKS.md: the single-block shapes timed).
+        static constexpr int kSingleBlockThreads = 1024;
+        static constexpr int kSingleBlockPacks = 2;
     };
     struct ReduceRows {
         // Rows up to kSubWarpMaxCols columns go to logical sub-warps (several rows per warp):
