@@ -92,9 +92,10 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
     if ((cols <= Policy::kWarpRowMaxCols && rows >= sms * Policy::kWarpRowMinRowsPerSm) ||
         (cols <= Policy::kWarpRowLongMaxCols && rows >= sms * Policy::kWarpRowLongMinRowsPerSm)) {
         const std::size_t row_bytes = cols * element_bytes;
-        const bool kib_row = row_bytes >= Policy::kWarpRowKiBRowMinBytes &&
-                             row_bytes <= Policy::kWarpRowKiBRowMaxBytes && (row_bytes & (row_bytes - 1)) == 0;
-        return warp_plan(rows, kib_row ? Policy::kWarpRowKiBRowPacks : Policy::kWarpRowPacksPerThread, device);
+        const bool kib_row = row_bytes <= Policy::kWarpRowKiBRowMaxBytes && (row_bytes & (row_bytes - 1)) == 0;
+        const bool deep = row_bytes >= Policy::kWarpRowKiBRowMinBytes &&
+                          (kib_row || element_bytes >= Policy::kWarpRowDeepElementBytes);
+        return warp_plan(rows, deep ? Policy::kWarpRowKiBRowPacks : Policy::kWarpRowPacksPerThread, device);
     }
     // Fewer rows than one wave of blocks: split each row over wave / rows blocks (rounded down,
     // so the split grid never starts a second, mostly idle wave).

@@ -93,12 +93,14 @@ struct TuningPolicy {
         static constexpr std::size_t kWarpRowLongMinRowsPerSm = 8;
         static constexpr int kWarpRowThreads = 256;
         // Packs each lane keeps in flight: kWarpRowPacksPerThread, or kWarpRowKiBRowPacks on rows
-        // of 1, 2 or 4 KiB (up to kWarpRowKiBRowMaxBytes), where that kernel is the faster one
-        // (BENCHMARKS.md, the sweep's reduce_rows plans).
+        // of 1, 2 or 4 KiB (up to kWarpRowKiBRowMaxBytes) and, for elements of at least
+        // kWarpRowDeepElementBytes, on every row of 1 KiB or more: where that kernel is the
+        // faster or the steadier one (BENCHMARKS.md, the sweep's reduce_rows plans).
         static constexpr int kWarpRowPacksPerThread = 2;
         static constexpr int kWarpRowKiBRowPacks = 4;
         static constexpr std::size_t kWarpRowKiBRowMinBytes = 1024;
         static constexpr std::size_t kWarpRowKiBRowMaxBytes = 4096;
+        static constexpr std::size_t kWarpRowDeepElementBytes = 8;
         // Longer rows: one block per row, or several (with a per-row ticket) when the rows are too
         // few to fill the GPU.
         static constexpr int kBlockThreads = 256;

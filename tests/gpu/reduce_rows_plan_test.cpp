@@ -86,7 +86,8 @@ TEST(ReduceRowsPlan, ManyRowsOfUpTo16384ColumnsGetAWarpEach) {
     EXPECT_EQ(plan_reduce_rows(528, 2049, kH100, kPartials, kTickets).strategy, RowStrategy::block_per_row);
 }
 
-// A warp per row keeps 4 packs per lane in flight on rows of 1, 2 or 4 KiB, 2 on other rows.
+// A warp per row keeps 4 packs per lane in flight on rows of 1, 2 or 4 KiB, and on every row of
+// 8-byte elements from 1 KiB on; 2 on other rows.
 TEST(ReduceRowsPlan, WarpRowsOfWholeKiBsKeepMorePacksInFlight) {
     const auto packs = [](std::size_t rows, std::size_t cols, std::size_t bytes) {
         const RowPlan p = plan_reduce_rows(rows, cols, kH100, kPartials, kTickets, 0, bytes);
@@ -101,6 +102,9 @@ TEST(ReduceRowsPlan, WarpRowsOfWholeKiBsKeepMorePacksInFlight) {
     EXPECT_EQ(packs(1 << 16, 1000, 4), 2);  // not a power of two
     EXPECT_EQ(packs(1 << 16, 768, 4), 2);   // 3 KiB
     EXPECT_EQ(packs(1 << 16, 2048, 4), 2);  // 8 KiB
+    EXPECT_EQ(packs(1 << 16, 2048, 8), 4);  // 16 KiB of 8-byte elements
+    EXPECT_EQ(packs(1 << 16, 1000, 8), 4);  // 8000 B of 8-byte elements
+    EXPECT_EQ(packs(1 << 16, 100, 8), 2);   // 800 B
     EXPECT_EQ(warp_row_plan(100, 3, kH100).per_lane, 2); // no kernel keeps 3
 }
 
