@@ -235,13 +235,19 @@ gpucore_status fill(void* dst, const void* value, std::size_t element_size, std:
 
 // ---- host tasks (kernel modules built for the CPU) ----------------------------------------------
 
-// Spreads the items over the thread pool, one at a time (each item is a block of a kernel, long
-// enough to be worth its own grab).
+// Spreads the items (the blocks of a kernel) over the thread pool in runs of consecutive ones,
+// kGrabsPerThread runs per thread: a worker then walks its blocks' memory in order, and the
+// workers contend for the next run far less often than for the next block, while the runs stay
+// short enough to even out blocks of unequal cost.
+constexpr std::size_t kGrabsPerThread = 16;
+
 void pool_parallel_for(void*, std::uint64_t count, gpucore_parallel_body_fn body, void* user) {
-    parallel_for(static_cast<std::size_t>(count), 1, count > 1 ? max_threads() : 1,
-                 [&](std::size_t first, std::size_t last) {
-                     for (std::size_t i = first; i < last; ++i) body(user, i);
-                 });
+    const int threads = count > 1 ? max_threads() : 1;
+    const std::size_t items = static_cast<std::size_t>(count);
+    const std::size_t grain = std::max<std::size_t>(1, items / (static_cast<std::size_t>(threads) * kGrabsPerThread));
+    parallel_for(items, grain, threads, [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) body(user, i);
+    });
 }
 
 // Kernels run with 32-lane warps on the CPU, as on NVIDIA GPUs (the device's warp_size property
