@@ -17,15 +17,18 @@ constexpr unsigned kSaxpyItems = 4 * kSaxpyVectors;
 // load or store of a warp is one contiguous run of 16-byte pieces. A thread issues all its loads
 // before its first store, which keeps enough of them in flight to run at the memory's speed on a
 // GPU; on the CPU, where a block's threads run one after another, the block walks memory in order
-// with 16-byte SIMD operations, and each thread's start-up cost is spread over kSaxpyItems elements. A tile
-// cut by n, or arrays not 16-byte aligned (views at odd offsets), take the same elements one
-// float at a time.
+// with 16-byte SIMD operations, and each thread's start-up cost is spread over kSaxpyItems
+// elements. A tile cut by n, or arrays not 16-byte aligned (views at odd offsets), take the same
+// elements one float at a time.
 GPUCORE_KERNEL saxpy(float a, const float* x, float* y, std::size_t n) {
     const std::size_t tile = std::size_t{blockDim.x} * kSaxpyItems;
-    const bool aligned = ((reinterpret_cast<std::uintptr_t>(x) | reinterpret_cast<std::uintptr_t>(y)) % 16) == 0;
+    const std::uintptr_t addresses = reinterpret_cast<std::uintptr_t>(x) | reinterpret_cast<std::uintptr_t>(y);
+    const bool aligned = addresses % 16 == 0;
     for (std::size_t base = blockIdx.x * tile; base < n; base += std::size_t{gridDim.x} * tile) {
         std::size_t first[kSaxpyVectors];
-        for (unsigned v = 0; v < kSaxpyVectors; ++v) first[v] = base + 4 * (std::size_t{v} * blockDim.x + threadIdx.x);
+        for (unsigned v = 0; v < kSaxpyVectors; ++v) {
+            first[v] = base + 4 * (std::size_t{v} * blockDim.x + threadIdx.x);
+        }
         if (aligned && base + tile <= n) {
             float4 xs[kSaxpyVectors], ys[kSaxpyVectors];
             for (unsigned v = 0; v < kSaxpyVectors; ++v) {
