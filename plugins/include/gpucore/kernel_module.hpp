@@ -217,9 +217,8 @@ struct CpuGrid {
 
     static void thread_body(void* user) { std::apply(Kernel, static_cast<CpuGrid*>(user)->params); }
     // Flattened: the kernel is inlined into the loop over the block's threads (see
-    // simt::run_direct_threads).
-    // The parameters are copied into the loop's frame: the kernel's stores then cannot alias
-    // them, and they stay in registers across threads.
+    // simt::run_direct_threads). The parameters are copied into the loop's frame: the kernel's
+    // stores then cannot alias them, and they stay in registers across threads.
     __attribute__((flatten)) static void thread_loop(void* user, simt::DirectThreads& threads) {
         const std::tuple<P...> params = static_cast<CpuGrid*>(user)->params;
         simt::run_direct_threads(threads, [&] { std::apply(Kernel, params); });
