@@ -46,8 +46,9 @@ public:
         time("transpose " + std::to_string(rows) + "x" + std::to_string(cols) + " tile " +
                  std::to_string(kTile) + "x" + std::to_string(kRows),
              8.0 * rows * cols, [&] {
-                 gpucore::gpu::transpose_kernel<std::uint32_t, kTile, kRows>
-                     <<<static_cast<unsigned>(tiles), dim3(kTile, kRows), 0, stream_>>>(in, out, rows, cols);
+                 gpucore::gpu::transpose_kernel<std::uint32_t, std::uint32_t, kTile, kRows>
+                     <<<static_cast<unsigned>(tiles), dim3(kTile, kRows), 0, stream_>>>(
+                         in, out, static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
              });
     }
 

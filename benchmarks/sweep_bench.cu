@@ -573,7 +573,10 @@ public:
                                                              ctx_.device)});
             }
         }
-        if (cols >= 64) plans.push_back({"block_per_row, split 1", forced(RowStrategy::block_per_row, 1)});
+        if (cols >= 64) {
+            plans.push_back({"block_per_row, split 1", forced(RowStrategy::block_per_row, 1)});
+            plans.push_back({"block_per_row, lean", gpucore::gpu::lean_row_plan(rows)});
+        }
         // Few long rows: the same blocks with each row split over 2..16 of them (a per-row ticket),
         // for the planner's split rule.
         if (cols >= 8192) {

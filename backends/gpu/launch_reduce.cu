@@ -44,10 +44,17 @@ void launch_reduce(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, st
         constexpr auto kernel =
             reduce_single_pass_kernel<T, Op, Policy::kThreads, kPacks, Policy::min_blocks_per_sm<T>()>;
         std::size_t grid = small_input_grid(n, Pack<T>::kCount);
-        if (grid == 1 && ceil_div(n, Pack<T>::kCount) > static_cast<std::size_t>(Policy::kThreads)) {
-            launch_kernel(reduce_single_pass_kernel<T, Op, Policy::kSingleBlockThreads, Policy::kSingleBlockPacks, 1>,
-                          1u, Policy::kSingleBlockThreads, 0, ctx.stream, static_cast<const T*>(in), n,
-                          static_cast<T*>(out), static_cast<Acc*>(ctx.scratch.partials), ctx.scratch.tickets);
+        if (grid == 1) { // at most kThreads * kMaxPacksPerThread packs: 32-bit positions
+            const auto small_n = static_cast<unsigned int>(n);
+            if (ceil_div(n, Pack<T>::kCount) <= static_cast<std::size_t>(Policy::kOneBlockThreads) * Policy::kOneBlockPacks) {
+                launch_kernel(reduce_one_block_kernel<T, Op, Policy::kOneBlockThreads, Policy::kOneBlockPacks>, 1u,
+                              Policy::kOneBlockThreads, 0, ctx.stream, static_cast<const T*>(in), small_n,
+                              static_cast<T*>(out));
+            } else {
+                launch_kernel(reduce_one_block_kernel<T, Op, Policy::kOneBlockWideThreads, Policy::kOneBlockWidePacks>,
+                              1u, Policy::kOneBlockWideThreads, 0, ctx.stream, static_cast<const T*>(in), small_n,
+                              static_cast<T*>(out));
+            }
             GPUCORE_GPU_CHECK(last_launch_error());
             return;
         }
@@ -58,7 +65,6 @@ void launch_reduce(gpucore_dtype dtype, gpucore_reduce_op op, const void* in, st
                              static_cast<std::size_t>(Policy::kMaxBlocks),
                              TuningPolicy::Scratch::kPartialSlots});
         }
-        grid = std::max<std::size_t>(grid, 1); // n == 0 still writes the identity
         launch_kernel(kernel, static_cast<unsigned int>(grid), Policy::kThreads, 0, ctx.stream,
                 static_cast<const T*>(in), n, static_cast<T*>(out),
                 static_cast<Acc*>(ctx.scratch.partials), ctx.scratch.tickets);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// reduce_rows, long rows: one block per row, or plan.split blocks per row with a per-row ticket.
+// reduce_rows, long rows: one block per row (the lean blocks, or the split kernel's or the 256-thread
+// kernel's), or plan.split blocks per row with a per-row ticket.
 #include "dtype_dispatch.cuh"
 #include "kernels/reduce_rows_kernels.cuh"
 #include "occupancy.hpp"
@@ -36,7 +37,13 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
         const auto grid = static_cast<unsigned int>(plan.grid);
         const auto* typed_in = static_cast<const T*>(in);
         auto* partials = static_cast<accumulator_of_t<T>*>(ctx.scratch.partials);
-        if (plan.split > 1 || plan.per_lane == Policy::kSplitPacksPerThread) {
+        if (plan.split == 1 && plan.per_lane == Policy::kLeanRowPacks) {
+            launch_kernel(
+                reduce_rows_block_kernel<T, Op, Policy::kLeanRowThreads, Policy::kLeanRowPacks,
+                                         Policy::kLeanRowMinBlocksPerSm, Policy::kLeanRowAccumulatorPacks>,
+                grid, Policy::kLeanRowThreads, 0, ctx.stream, typed_in, rows, cols, 1,
+                static_cast<T*>(out), partials, ctx.scratch.tickets);
+        } else if (plan.split > 1 || plan.per_lane == Policy::kSplitPacksPerThread) {
             launch_kernel(
                 reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread, 1>,
                 grid, Policy::kBlockThreads, 0, ctx.stream, typed_in, rows, cols, plan.split,

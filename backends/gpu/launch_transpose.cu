@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "gpu_error.hpp"
@@ -17,6 +18,13 @@
 
 namespace gpucore::gpu {
 namespace {
+
+// Whether every position of a rows x cols array, and a tile's overhang past its edges, fits 32 bits.
+bool small_index(std::size_t rows, std::size_t cols) {
+    constexpr std::size_t kMax = std::numeric_limits<std::uint32_t>::max();
+    const std::size_t overhang = static_cast<std::size_t>(TuningPolicy::Transpose::kTile);
+    return rows < kMax - overhang && cols < kMax - overhang && rows * cols <= kMax;
+}
 
 unsigned int tile_grid(std::size_t rows, std::size_t cols, std::size_t tile) {
     const std::size_t tiles = ((rows + tile - 1) / tile) * ((cols + tile - 1) / tile);
@@ -81,6 +89,24 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
     return true;
 }
 
+// The kTile x kTile kernel, with 32-bit positions when every element's has at most 32 bits.
+template <class Word>
+void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t cols, const LaunchContext& ctx) {
+    using Policy = TuningPolicy::Transpose;
+    const dim3 block(Policy::kTile, Policy::kBlockRows);
+    const unsigned int grid = tile_grid(rows, cols, Policy::kTile);
+    const auto* words_in = static_cast<const Word*>(in);
+    auto* words_out = static_cast<Word*>(out);
+    if (small_index(rows, cols)) {
+        launch_kernel(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows>, grid, block, 0,
+                      ctx.stream, words_in, words_out, static_cast<std::uint32_t>(rows),
+                      static_cast<std::uint32_t>(cols));
+    } else {
+        launch_kernel(transpose_kernel<Word, std::size_t, Policy::kTile, Policy::kBlockRows>, grid, block, 0,
+                      ctx.stream, words_in, words_out, rows, cols);
+    }
+}
+
 template <class Word>
 void transpose_words(const void* in, void* out, std::size_t rows, std::size_t cols,
                      const LaunchContext& ctx) {
@@ -90,17 +116,15 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
     const auto aligned = [](const void* p) {
         return reinterpret_cast<std::uintptr_t>(p) % TuningPolicy::kPackBytes == 0;
     };
-    if (rows % kVec == 0 && cols % kVec == 0 && aligned(in) && aligned(out)) {
+    const bool tiles_first = Policy::small_index_tiles_first(sizeof(Word)) && small_index(rows, cols);
+    if (!tiles_first && rows % kVec == 0 && cols % kVec == 0 && aligned(in) && aligned(out)) {
         if (transpose_with_bulk_copy<Word>(in, out, rows, cols, ctx)) return;
         const dim3 block(Policy::kVectorThreadsX, Policy::kVectorThreadsY);
         launch_kernel(transpose_vector_kernel<Word, Policy::kVectorThreadsX, Policy::kVectorThreadsY>,
                       tile_grid(rows, cols, Policy::kVectorThreadsX * kVec), block, 0, ctx.stream,
                       static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols);
     } else {
-        const dim3 block(Policy::kTile, Policy::kBlockRows);
-        launch_kernel(transpose_kernel<Word, Policy::kTile, Policy::kBlockRows>,
-                      tile_grid(rows, cols, Policy::kTile), block, 0, ctx.stream,
-                      static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols);
+        transpose_tiles<Word>(in, out, rows, cols, ctx);
     }
     GPUCORE_GPU_CHECK(last_launch_error());
 }

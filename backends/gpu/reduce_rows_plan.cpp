@@ -89,9 +89,11 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
     }
     // A warp per row needs enough rows to occupy the SMs; with few rows, blocks split them.
     const auto sms = static_cast<std::size_t>(device.sm_count);
-    if ((cols <= Policy::kWarpRowMaxCols && rows >= sms * Policy::kWarpRowMinRowsPerSm) ||
-        (cols <= Policy::kWarpRowLongMaxCols && rows >= sms * Policy::kWarpRowLongMinRowsPerSm)) {
-        const std::size_t row_bytes = cols * element_bytes;
+    const std::size_t row_bytes = cols * element_bytes;
+    const bool lean_row = row_bytes >= Policy::kLeanRowMinBytes;
+    if (!lean_row &&
+        ((cols <= Policy::kWarpRowMaxCols && rows >= sms * Policy::kWarpRowMinRowsPerSm) ||
+         (cols <= Policy::kWarpRowLongMaxCols && rows >= sms * Policy::kWarpRowLongMinRowsPerSm))) {
         const bool kib_row = row_bytes <= Policy::kWarpRowKiBRowMaxBytes && (row_bytes & (row_bytes - 1)) == 0;
         const bool deep = row_bytes >= Policy::kWarpRowKiBRowMinBytes &&
                           (kib_row || element_bytes >= Policy::kWarpRowDeepElementBytes);
@@ -116,8 +118,9 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
         split = std::max<std::size_t>(1, std::min(cols / Policy::kLongRowSplitElements, Policy::kLongRowMaxSplit));
     }
     RowPlan plan = block_plan(rows, split, partial_slots, ticket_slots);
-    // Too few rows to split still take the split kernel's deeper loads, one block per row.
-    if (few_rows && plan.split == 1) plan.per_lane = Policy::kSplitPacksPerThread;
+    // Too few rows to split still take the split kernel's deeper loads, one block per row; enough
+    // rows take the lean blocks.
+    if (plan.split == 1) plan.per_lane = few_rows ? Policy::kSplitPacksPerThread : Policy::kLeanRowPacks;
     return plan;
 }
 
@@ -145,6 +148,14 @@ RowPlan sub_warp_row_plan(std::size_t rows, std::size_t cols, int per_lane, cons
 
 RowPlan warp_row_plan(std::size_t rows, int packs, const DeviceShape& device) {
     return warp_plan(rows, packs, device);
+}
+
+RowPlan lean_row_plan(std::size_t rows) {
+    RowPlan plan;
+    plan.strategy = RowStrategy::block_per_row;
+    plan.per_lane = Policy::kLeanRowPacks;
+    plan.grid = clamp_grid(rows);
+    return plan;
 }
 
 bool sub_warp_kernel_exists(int width, int per_lane) noexcept {

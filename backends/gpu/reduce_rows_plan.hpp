@@ -21,7 +21,8 @@ struct RowPlan {
     int per_lane = 1;       // sub_warp: elements each lane reads; logical_width * per_lane >= cols.
                             // warp_per_row: packs each lane keeps in flight (2 or 4).
                             // block_per_row: kSplitPacksPerThread runs the split kernel even at
-                            // split 1; anything else, the one-block-per-row kernel
+                            // split 1; kLeanRowPacks (split 1), the lean blocks; anything else, the
+                            // 256-thread one-block-per-row kernel
     std::size_t split = 1;  // block_per_row: blocks per row
     std::size_t grid = 0;   // blocks to launch (> 0 whenever rows > 0)
 };
@@ -51,6 +52,10 @@ RowPlan sub_warp_row_plan(std::size_t rows, std::size_t cols, int per_lane, cons
 // kWarpRowPacksPerThread or kWarpRowKiBRowPacks; any other value gives the first), for
 // tests and benchmarks.
 RowPlan warp_row_plan(std::size_t rows, int packs, const DeviceShape& device);
+
+// A plan of the lean one-block-per-row kernel (TuningPolicy::ReduceRows::kLeanRow*), for tests
+// and benchmarks.
+RowPlan lean_row_plan(std::size_t rows);
 
 // Whether the launcher has a sub-warp kernel of `width` lanes and `per_lane` elements per lane
 // (TuningPolicy::ReduceRows).

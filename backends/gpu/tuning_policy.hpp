@@ -44,11 +44,17 @@ struct TuningPolicy {
         // cost more than the extra bandwidth brings.
         static constexpr std::size_t kMaxPacksPerThread = 8;
         static constexpr std::size_t kSmallGridBlocks = 256;
-        // The one block has kSingleBlockThreads threads of kSingleBlockPacks packs in flight once
-        // it has more packs than kThreads: with one block doing all the work, more warps hide
-        // more of the loads' latency (BENCHMARKS.md: the single-block shapes timed).
-        static constexpr int kSingleBlockThreads = 1024;
-        static constexpr int kSingleBlockPacks = 2;
+        // The one block (reduce_one_block_kernel) has kOneBlockThreads threads of
+        // kOneBlockPacks packs in flight while that covers the input in one round, else
+        // kOneBlockWideThreads of kOneBlockWidePacks: with one block doing all the work, more
+        // warps hide more of the loads' latency (BENCHMARKS.md: the single-block shapes timed).
+        static constexpr int kOneBlockThreads = 256;
+        static constexpr int kOneBlockPacks = 4;
+        static constexpr int kOneBlockWideThreads = 1024;
+        static constexpr int kOneBlockWidePacks = 2;
+        static_assert(static_cast<std::size_t>(kOneBlockWideThreads) * kOneBlockWidePacks >=
+                          static_cast<std::size_t>(kThreads) * kMaxPacksPerThread,
+                      "the wide block covers every one-block input in one round");
     };
     struct ReduceRows {
         // Rows up to kSubWarpMaxCols columns go to logical sub-warps (several rows per warp):
@@ -101,12 +107,22 @@ struct TuningPolicy {
         static constexpr std::size_t kWarpRowKiBRowMinBytes = 1024;
         static constexpr std::size_t kWarpRowKiBRowMaxBytes = 4096;
         static constexpr std::size_t kWarpRowDeepElementBytes = 8;
-        // Longer rows: one block per row, or several (with a per-row ticket) when the rows are too
-        // few to fill the GPU.
+        // Rows of at least kLeanRowMinBytes (and any row that a warp-per-row rule above does not
+        // take, when the rows are enough to fill the GPU): one block per row of kLeanRowThreads
+        // threads, each keeping kLeanRowPacks packs in flight into kLeanRowAccumulatorPacks pack of
+        // accumulators, with a launch bound of kLeanRowMinBlocksPerSm blocks per SM (64
+        // registers). Many small resident blocks with deep loads keep more bytes in flight than a
+        // warp per row or a 256-thread block per row (BENCHMARKS.md: the lean row blocks).
+        static constexpr int kLeanRowThreads = 128;
+        static constexpr int kLeanRowPacks = 8;
+        static constexpr int kLeanRowAccumulatorPacks = 1;
+        static constexpr int kLeanRowMinBlocksPerSm = 8;
+        static constexpr std::size_t kLeanRowMinBytes = 8192;
+        // Longer rows too few to fill the GPU: blocks of kBlockThreads, several per row (with a
+        // per-row ticket) or one.
         static constexpr int kBlockThreads = 256;
-        // Packs each thread keeps in flight, by element size, and a launch bound of 4 blocks per
-        // SM (64 registers): without a bound the compiler's register choice leaves the last wave of
-        // row blocks mostly idle; 8-byte types gain from more packs, 4-byte ones do not.
+        // The 256-thread one-block-per-row kernel the lean one replaced (kept for the benchmarks'
+        // comparison): packs in flight by element size and a launch bound of 4 blocks per SM.
         static constexpr int kBlockMinBlocksPerSm = 4;
         template <class T>
         static constexpr int block_packs_per_thread() { return sizeof(T) >= 8 ? 4 : 2; }
@@ -140,6 +156,10 @@ struct TuningPolicy {
         static constexpr int kBulkBoxRows = 128;
         static constexpr int kBulkStages = 2;
         static constexpr int kBulkThreads = 256;
+        // Arrays of fewer than 2^32 elements move with 32-bit positions in the kTile kernel; for
+        // elements of these sizes that kernel is faster than the vector and bulk-copy kernels
+        // even where those apply (BENCHMARKS.md: the transposes with 32-bit positions).
+        static constexpr bool small_index_tiles_first(std::size_t word_bytes) { return word_bytes == 4; }
         // Shapes with at most kNarrow rows or columns: runs of kNarrowChunk positions of the long
         // side staged through shared memory (transpose_narrow_kernel).
         static constexpr int kNarrow = 16;

@@ -3,6 +3,9 @@
 // and that split plans stay within the scratch.
 #include <gtest/gtest.h>
 
+#include <tuple>
+#include <vector>
+
 #include "reduce_rows_plan.hpp"
 #include "tuning_policy.hpp"
 
@@ -71,19 +74,36 @@ TEST(ReduceRowsPlan, ManyMediumRowsGetAWarpEach) {
               RowStrategy::warp_per_row);
 }
 
-// Rows of 4096-16384 columns: a warp each once there are 8 rows per SM (1056 here), a block each
-// below that.
-TEST(ReduceRowsPlan, ManyRowsOfUpTo16384ColumnsGetAWarpEach) {
-    EXPECT_EQ(plan_reduce_rows(4096, 4096, kH100, kPartials, kTickets).strategy, RowStrategy::warp_per_row);
-    EXPECT_EQ(plan_reduce_rows(2048, 8192, kH100, kPartials, kTickets).strategy, RowStrategy::warp_per_row);
-    EXPECT_EQ(plan_reduce_rows(16384, 16384, kH100, kPartials, kTickets).strategy, RowStrategy::warp_per_row);
-    EXPECT_EQ(plan_reduce_rows(1056, 5003, kH100, kPartials, kTickets).strategy, RowStrategy::warp_per_row);
-    EXPECT_EQ(plan_reduce_rows(1055, 5003, kH100, kPartials, kTickets).strategy, RowStrategy::block_per_row);
-    EXPECT_EQ(plan_reduce_rows(1024, 16384, kH100, kPartials, kTickets).strategy, RowStrategy::block_per_row);
-    EXPECT_EQ(plan_reduce_rows(100000, 16385, kH100, kPartials, kTickets).strategy, RowStrategy::block_per_row);
-    // Up to 2048 columns, 4 rows per SM are enough.
-    EXPECT_EQ(plan_reduce_rows(528, 2048, kH100, kPartials, kTickets).strategy, RowStrategy::warp_per_row);
-    EXPECT_EQ(plan_reduce_rows(528, 2049, kH100, kPartials, kTickets).strategy, RowStrategy::block_per_row);
+// Rows under 8 KiB: a warp each once there are 4 rows per SM (528 here) up to 2048 columns, 8
+// (1056) up to 16384; a block each below that.
+TEST(ReduceRowsPlan, ManyRowsUnder8KiBGetAWarpEach) {
+    const auto strategy = [](std::size_t rows, std::size_t cols, std::size_t bytes) {
+        return plan_reduce_rows(rows, cols, kH100, kPartials, kTickets, 0, bytes).strategy;
+    };
+    EXPECT_EQ(strategy(1056, 2047, 4), RowStrategy::warp_per_row);
+    EXPECT_EQ(strategy(1056, 4095, 2), RowStrategy::warp_per_row);
+    EXPECT_EQ(strategy(1056, 1023, 8), RowStrategy::warp_per_row);
+    EXPECT_EQ(strategy(528, 2047, 4), RowStrategy::warp_per_row);
+    EXPECT_EQ(strategy(527, 2047, 4), RowStrategy::block_per_row);
+    EXPECT_EQ(strategy(1056, 3000, 2), RowStrategy::warp_per_row);
+    EXPECT_EQ(strategy(1055, 3000, 2), RowStrategy::block_per_row);
+    EXPECT_EQ(strategy(528, 2049, 2), RowStrategy::block_per_row);
+}
+
+// Rows of 8 KiB and more, and rows that no warp rule takes, when there are rows enough for 2 per
+// SM: one lean block each (kLeanRowPacks), unsplit, whatever the element size.
+TEST(ReduceRowsPlan, RowsOf8KiBAndMoreGetALeanBlockEach) {
+    for (const auto& [rows, cols, bytes] : std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{
+             {4096, 4096, 4}, {2048, 8192, 4}, {8192, 2048, 4}, {16384, 16384, 4}, {1 << 20, 2048, 4},
+             {4096, 4096, 2}, {2048, 1024, 8}, {100000, 16385, 4}, {1000, 100003, 4}, {527, 2047, 4}}) {
+        const RowPlan p = plan_reduce_rows(rows, cols, kH100, kPartials, kTickets, 0, bytes);
+        EXPECT_EQ(p.strategy, RowStrategy::block_per_row) << rows << " x " << cols << " x " << bytes;
+        EXPECT_EQ(p.split, 1u) << rows << " x " << cols << " x " << bytes;
+        EXPECT_EQ(p.per_lane, TuningPolicy::ReduceRows::kLeanRowPacks) << rows << " x " << cols << " x " << bytes;
+        EXPECT_EQ(p.grid, rows) << rows << " x " << cols << " x " << bytes;
+    }
+    EXPECT_EQ(gpucore::gpu::lean_row_plan(77).per_lane, TuningPolicy::ReduceRows::kLeanRowPacks);
+    EXPECT_EQ(gpucore::gpu::lean_row_plan(77).grid, 77u);
 }
 
 // A warp per row keeps 4 packs per lane in flight on rows of 1, 2 or 4 KiB, and on every row of
@@ -101,8 +121,7 @@ TEST(ReduceRowsPlan, WarpRowsOfWholeKiBsKeepMorePacksInFlight) {
     EXPECT_EQ(packs(1 << 16, 128, 4), 2);   // 512 B
     EXPECT_EQ(packs(1 << 16, 1000, 4), 2);  // not a power of two
     EXPECT_EQ(packs(1 << 16, 768, 4), 2);   // 3 KiB
-    EXPECT_EQ(packs(1 << 16, 2048, 4), 2);  // 8 KiB
-    EXPECT_EQ(packs(1 << 16, 2048, 8), 4);  // 16 KiB of 8-byte elements
+    EXPECT_EQ(packs(1 << 16, 2047, 4), 2);  // just under 8 KiB
     EXPECT_EQ(packs(1 << 16, 1000, 8), 4);  // 8000 B of 8-byte elements
     EXPECT_EQ(packs(1 << 16, 100, 8), 2);   // 800 B
     EXPECT_EQ(warp_row_plan(100, 3, kH100).per_lane, 2); // no kernel keeps 3
@@ -113,6 +132,7 @@ TEST(ReduceRowsPlan, ManyLongRowsGetABlockEach) {
     EXPECT_EQ(p.strategy, RowStrategy::block_per_row);
     EXPECT_EQ(p.split, 1u);
     EXPECT_EQ(p.grid, 2048u);
+    EXPECT_EQ(p.per_lane, TuningPolicy::ReduceRows::kLeanRowPacks);
 }
 
 TEST(ReduceRowsPlan, FewLongRowsAreSplitWithinTheScratch) {

@@ -38,7 +38,8 @@ TYPED_TEST_SUITE(Reduce, Types);
 TYPED_TEST(Reduce, AwkwardLengthsAndOffsets) {
     for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3},
                           std::size_t{5}, std::size_t{31}, std::size_t{33}, std::size_t{1023},
-                          std::size_t{4097}, std::size_t{8193}, std::size_t{65537},
+                          std::size_t{4096}, std::size_t{4097}, std::size_t{8192}, std::size_t{8193},
+                          std::size_t{16383}, std::size_t{16384}, std::size_t{16385}, std::size_t{65537},
                           std::size_t{262147}, std::size_t{1000003}}) {
         for (gpucore_reduce_op op : kAllOps) {
             for (std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {

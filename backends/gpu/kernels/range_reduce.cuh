@@ -28,14 +28,17 @@ __device__ __forceinline__ void fold_tree(Acc* acc, Op op) {
     }
 }
 
-template <int kPacksInFlight, class T, class Op>
+// kAccumulatorPacks (a power of two dividing kPacksInFlight) packs of accumulators: as many as the
+// packs in flight gives one accumulator per loaded value (short independent chains: accuracy and
+// ILP); fewer leave registers for more loads in flight (pack j folds into accumulator pack
+// j % kAccumulatorPacks). They are folded as a tree at the end.
+template <int kPacksInFlight, int kAccumulatorPacks = kPacksInFlight, class T, class Op>
 __device__ __forceinline__ accumulator_of_t<T> reduce_range_partial(const T* data, std::size_t n, std::size_t worker,
                                                   std::size_t workers, Op op) {
+    static_assert(kPacksInFlight % kAccumulatorPacks == 0, "accumulator packs divide the packs in flight");
     constexpr int kLanes = Pack<T>::kCount;
-    constexpr int kAccumulators = kPacksInFlight * kLanes; // a power of two
+    constexpr int kAccumulators = kAccumulatorPacks * kLanes; // a power of two
     const std::size_t head = elements_to_alignment(data, n);
-    // One accumulator per loaded value: short independent chains (accuracy and ILP), folded as a
-    // tree at the end.
     using Acc = accumulator_of_t<T>;
     Acc acc[kAccumulators];
 #pragma unroll
@@ -59,7 +62,8 @@ __device__ __forceinline__ accumulator_of_t<T> reduce_range_partial(const T* dat
             for (int j = 0; j < kPacksInFlight; ++j) {
 #pragma unroll
                 for (int l = 0; l < kLanes; ++l) {
-                    acc[j * kLanes + l] = op(acc[j * kLanes + l], widen(loaded[j].v[l]));
+                    Acc& into = acc[(j % kAccumulatorPacks) * kLanes + l];
+                    into = op(into, widen(loaded[j].v[l]));
                 }
             }
         }

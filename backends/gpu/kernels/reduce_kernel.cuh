@@ -46,4 +46,47 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     }
 }
 
+// Small inputs, one block: the per-thread stage of reduce_range_partial with 32-bit positions and
+// every round's kPacksInFlight loads issued at once (the last round's predicated). One block is
+// bound by latency, and the general stage's 64-bit position arithmetic was most of its
+// instructions. The launcher uses it for at most kThreads * kPacksInFlight packs (one round).
+template <class T, class Op, int kThreads, int kPacksInFlight>
+__global__ void __launch_bounds__(kThreads)
+    reduce_one_block_kernel(const T* in, unsigned int n, T* out) {
+    using Acc = accumulator_of_t<T>;
+    constexpr int kLanes = Pack<T>::kCount;
+    constexpr int kAccumulators = kPacksInFlight * kLanes;
+    __shared__ BlockReduceStorage<Acc, kThreads> storage;
+    const Op op;
+    Acc acc[kAccumulators];
+#pragma unroll
+    for (int a = 0; a < kAccumulators; ++a) acc[a] = Op::template identity<Acc>();
+    const unsigned int t = threadIdx.x;
+    const auto head = static_cast<unsigned int>(elements_to_alignment(in, n));
+    if (t < head) acc[0] = widen(in[t]);
+    const T* body = in + head;
+    const unsigned int packs = (n - head) / kLanes;
+    for (unsigned int base = t; base < packs; base += kThreads * kPacksInFlight) {
+        Pack<T> loaded[kPacksInFlight] = {};
+        bool valid[kPacksInFlight];
+#pragma unroll
+        for (int j = 0; j < kPacksInFlight; ++j) {
+            const unsigned int p = base + static_cast<unsigned int>(j) * kThreads;
+            valid[j] = p < packs;
+            if (valid[j]) loaded[j] = load_pack_readonly(body, p);
+        }
+#pragma unroll
+        for (int j = 0; j < kPacksInFlight; ++j) {
+            if (!valid[j]) continue;
+#pragma unroll
+            for (int l = 0; l < kLanes; ++l) acc[j * kLanes + l] = op(acc[j * kLanes + l], widen(loaded[j].v[l]));
+        }
+    }
+    const unsigned int tail = head + packs * kLanes;
+    if (t < n - tail) acc[kAccumulators - 1] = op(acc[kAccumulators - 1], widen(in[tail + t]));
+    fold_tree<kAccumulators>(acc, op);
+    const Acc total = block_reduce<kThreads>(acc[0], op, storage);
+    if (t == 0) out[0] = narrow<T>(total);
+}
+
 } // namespace gpucore::gpu

@@ -86,9 +86,11 @@ __global__ void __launch_bounds__(kThreads)
 // partials[w] and take tickets in tickets[row].
 // kMinBlocksPerSm: 1 for the split launch, as reduce_single_pass_kernel (registers for every load
 // in flight; the split plan sizes its grid to the resulting occupancy: rows_split_wave_blocks);
-// TuningPolicy::ReduceRows::kBlockMinBlocksPerSm for one block per row (the compiler's own choice
-// left 2.6 to 3.1 waves, the last one mostly idle).
-template <class T, class Op, int kThreads, int kPacksInFlight, int kMinBlocksPerSm>
+// TuningPolicy::ReduceRows::kLeanRow* for one block per row: small blocks, many of them resident,
+// each thread with many packs in flight and one pack of accumulators (kAccumulatorPacks), the
+// register budget of that many blocks going to loads rather than accumulators.
+template <class T, class Op, int kThreads, int kPacksInFlight, int kMinBlocksPerSm,
+          int kAccumulatorPacks = kPacksInFlight>
 __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     reduce_rows_block_kernel(const T* in, std::size_t rows, std::size_t cols, std::size_t split,
                              T* out, accumulator_of_t<T>* partials, unsigned int* tickets) {
@@ -100,7 +102,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     for (std::size_t item = blockIdx.x; item < items; item += gridDim.x) {
         const std::size_t row = item / split;
         const std::size_t part = item % split;
-        Acc value = reduce_range_partial<kPacksInFlight>(
+        Acc value = reduce_range_partial<kPacksInFlight, kAccumulatorPacks>(
             in + row * cols, cols, part * kThreads + threadIdx.x, split * kThreads, op);
         value = block_reduce<kThreads>(value, op, storage);
         if (split == 1) {

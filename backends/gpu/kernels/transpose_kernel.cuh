@@ -5,7 +5,9 @@
 // phase on distinct banks (4-byte elements: 33-word stride; 8-byte: 66 words, conflict-free per
 // half-warp; 2-byte: 32.5 words, two lanes per bank in distinct words, at most 2-way). Blocks
 // stride over tiles, so any number of tiles fits one launch. Elements are moved as raw bits (Word
-// is a 2-, 4- or 8-byte unsigned type).
+// is a 2-, 4- or 8-byte unsigned type). Index is the type of every position and offset:
+// std::uint32_t when the array has fewer than 2^32 elements (the launcher checks), which costs
+// each thread far fewer instructions than 64-bit arithmetic; std::size_t otherwise.
 #pragma once
 
 #include <cstddef>
@@ -14,32 +16,32 @@
 
 namespace gpucore::gpu {
 
-template <class Word, int kTile, int kBlockRows>
+template <class Word, class Index, int kTile, int kBlockRows>
 __global__ void __launch_bounds__(kTile* kBlockRows)
-    transpose_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols) {
+    transpose_kernel(const Word* in, Word* out, Index rows, Index cols) {
     static_assert(kTile % kBlockRows == 0, "tile rows split evenly");
     __shared__ Word tile[kTile][kTile + 1];
-    const std::size_t tiles_x = (cols + kTile - 1) / kTile;
-    const std::size_t tiles = tiles_x * ((rows + kTile - 1) / kTile);
+    const Index tiles_x = (cols + kTile - 1) / kTile;
+    const Index tiles = tiles_x * ((rows + kTile - 1) / kTile);
     const int tx = static_cast<int>(threadIdx.x);
     const int ty = static_cast<int>(threadIdx.y);
 
-    for (std::size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-        const std::size_t tile_row = (t / tiles_x) * kTile; // first input row of the tile
-        const std::size_t tile_col = (t % tiles_x) * kTile; // first input column
-        const std::size_t in_col = tile_col + tx;
+    for (Index t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const Index tile_row = (t / tiles_x) * kTile; // first input row of the tile
+        const Index tile_col = (t % tiles_x) * kTile; // first input column
+        const Index in_col = tile_col + tx;
 #pragma unroll
         for (int k = 0; k < kTile / kBlockRows; ++k) { // a constant trip count: clang unrolls it
             const int j = ty + k * kBlockRows;
-            const std::size_t in_row = tile_row + j;
+            const Index in_row = tile_row + j;
             if (in_row < rows && in_col < cols) tile[j][tx] = in[in_row * cols + in_col];
         }
         sync_block();
-        const std::size_t out_col = tile_row + tx; // output column = input row
+        const Index out_col = tile_row + tx; // output column = input row
 #pragma unroll
         for (int k = 0; k < kTile / kBlockRows; ++k) {
             const int j = ty + k * kBlockRows;
-            const std::size_t out_row = tile_col + j; // output row = input column
+            const Index out_row = tile_col + j; // output row = input column
             if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[tx][j];
         }
         sync_block(); // the tile is refilled by the next iteration
