@@ -38,11 +38,10 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
         const auto* typed_in = static_cast<const T*>(in);
         auto* partials = static_cast<accumulator_of_t<T>*>(ctx.scratch.partials);
         if (plan.split == 1 && plan.per_lane == Policy::kLeanRowPacks) {
-            launch_kernel(
-                reduce_rows_block_kernel<T, Op, Policy::kLeanRowThreads, Policy::kLeanRowPacks,
-                                         Policy::kLeanRowMinBlocksPerSm, Policy::kLeanRowAccumulatorPacks>,
-                grid, Policy::kLeanRowThreads, 0, ctx.stream, typed_in, rows, cols, 1,
-                static_cast<T*>(out), partials, ctx.scratch.tickets);
+            launch_kernel(reduce_rows_lean_kernel<T, Op, Policy::kLeanRowThreads, Policy::kLeanRowPacks,
+                                                  Policy::kLeanRowMinBlocksPerSm>,
+                          grid, Policy::kLeanRowThreads, 0, ctx.stream, typed_in, rows, cols,
+                          static_cast<T*>(out));
         } else if (plan.split > 1 || plan.per_lane == Policy::kSplitPacksPerThread) {
             launch_kernel(
                 reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread, 1>,

@@ -89,21 +89,28 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
     return true;
 }
 
-// The kTile x kTile kernel, with 32-bit positions when every element's has at most 32 bits.
+// The tile kernel: kSmallTile tiles for small arrays, kTile otherwise; 32-bit positions when every
+// element's fits (small_index).
 template <class Word>
 void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t cols, const LaunchContext& ctx) {
     using Policy = TuningPolicy::Transpose;
-    const dim3 block(Policy::kTile, Policy::kBlockRows);
-    const unsigned int grid = tile_grid(rows, cols, Policy::kTile);
     const auto* words_in = static_cast<const Word*>(in);
     auto* words_out = static_cast<Word*>(out);
-    if (small_index(rows, cols)) {
-        launch_kernel(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows>, grid, block, 0,
+    if (!small_index(rows, cols)) {
+        launch_kernel(transpose_kernel<Word, std::size_t, Policy::kTile, Policy::kBlockRows>,
+                      tile_grid(rows, cols, Policy::kTile), dim3(Policy::kTile, Policy::kBlockRows), 0,
+                      ctx.stream, words_in, words_out, rows, cols);
+        return;
+    }
+    const auto launch = [&](auto kernel, int tile) {
+        launch_kernel(kernel, tile_grid(rows, cols, static_cast<std::size_t>(tile)), dim3(tile, Policy::kBlockRows), 0,
                       ctx.stream, words_in, words_out, static_cast<std::uint32_t>(rows),
                       static_cast<std::uint32_t>(cols));
+    };
+    if (rows * cols * sizeof(Word) <= Policy::kSmallTileMaxBytes) {
+        launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows>, Policy::kSmallTile);
     } else {
-        launch_kernel(transpose_kernel<Word, std::size_t, Policy::kTile, Policy::kBlockRows>, grid, block, 0,
-                      ctx.stream, words_in, words_out, rows, cols);
+        launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows>, Policy::kTile);
     }
 }
 
@@ -116,7 +123,7 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
     const auto aligned = [](const void* p) {
         return reinterpret_cast<std::uintptr_t>(p) % TuningPolicy::kPackBytes == 0;
     };
-    const bool tiles_first = Policy::small_index_tiles_first(sizeof(Word)) && small_index(rows, cols);
+    const bool tiles_first = small_index(rows, cols) && Policy::small_index_tiles_first(sizeof(Word), rows * cols);
     if (!tiles_first && rows % kVec == 0 && cols % kVec == 0 && aligned(in) && aligned(out)) {
         if (transpose_with_bulk_copy<Word>(in, out, rows, cols, ctx)) return;
         const dim3 block(Policy::kVectorThreadsX, Policy::kVectorThreadsY);

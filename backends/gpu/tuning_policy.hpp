@@ -109,13 +109,12 @@ struct TuningPolicy {
         static constexpr std::size_t kWarpRowDeepElementBytes = 8;
         // Rows of at least kLeanRowMinBytes (and any row that a warp-per-row rule above does not
         // take, when the rows are enough to fill the GPU): one block per row of kLeanRowThreads
-        // threads, each keeping kLeanRowPacks packs in flight into kLeanRowAccumulatorPacks pack of
-        // accumulators, with a launch bound of kLeanRowMinBlocksPerSm blocks per SM (64
+        // threads (reduce_rows_lean_kernel), each keeping kLeanRowPacks packs in flight into one
+        // pack of accumulators, with a launch bound of kLeanRowMinBlocksPerSm blocks per SM (64
         // registers). Many small resident blocks with deep loads keep more bytes in flight than a
         // warp per row or a 256-thread block per row (BENCHMARKS.md: the lean row blocks).
         static constexpr int kLeanRowThreads = 128;
         static constexpr int kLeanRowPacks = 8;
-        static constexpr int kLeanRowAccumulatorPacks = 1;
         static constexpr int kLeanRowMinBlocksPerSm = 8;
         static constexpr std::size_t kLeanRowMinBytes = 8192;
         // Longer rows too few to fill the GPU: blocks of kBlockThreads, several per row (with a
@@ -146,6 +145,10 @@ struct TuningPolicy {
         // elements (the fastest shape timed).
         static constexpr int kTile = 64;
         static constexpr int kBlockRows = 8;
+        // Arrays of at most kSmallTileMaxBytes: kSmallTile x kSmallTile tiles, kSmallTile x
+        // kBlockRows threads (four times the blocks, for arrays that do not fill the GPU).
+        static constexpr int kSmallTile = 32;
+        static constexpr std::size_t kSmallTileMaxBytes = std::size_t{4} << 20;
         // Rows and columns multiples of the vector width (16 bytes): 16-byte loads and stores,
         // tiles of kVectorThreadsX * width elements (the fastest shape timed).
         static constexpr int kVectorThreadsX = 8;
@@ -156,10 +159,14 @@ struct TuningPolicy {
         static constexpr int kBulkBoxRows = 128;
         static constexpr int kBulkStages = 2;
         static constexpr int kBulkThreads = 256;
-        // Arrays of fewer than 2^32 elements move with 32-bit positions in the kTile kernel; for
-        // elements of these sizes that kernel is faster than the vector and bulk-copy kernels
-        // even where those apply (BENCHMARKS.md: the transposes with 32-bit positions).
-        static constexpr bool small_index_tiles_first(std::size_t word_bytes) { return word_bytes == 4; }
+        // Arrays of fewer than 2^32 elements move with 32-bit positions in the tile kernel; for
+        // 4- and 8-byte elements, and 2-byte ones up to kTilesFirstMaxElements16, that kernel is
+        // faster than the vector and bulk-copy kernels even where those apply (BENCHMARKS.md: the
+        // transposes with 32-bit positions).
+        static constexpr std::size_t kTilesFirstMaxElements16 = std::size_t{1} << 20;
+        static constexpr bool small_index_tiles_first(std::size_t word_bytes, std::size_t elements) {
+            return word_bytes >= 4 || elements <= kTilesFirstMaxElements16;
+        }
         // Shapes with at most kNarrow rows or columns: runs of kNarrowChunk positions of the long
         // side staged through shared memory (transpose_narrow_kernel).
         static constexpr int kNarrow = 16;

@@ -7,7 +7,8 @@
 //   warp-row   medium rows: one warp per row;
 //   block-row  long rows: one block per row, or `split` blocks per row that combine their
 //              partials with a per-row ticket (the last block of the row writes it) so that few
-//              long rows still fill the GPU in one launch.
+//              long rows still fill the GPU in one launch;
+//   lean       long rows, many of them: one small block per row with deep loads.
 // Every kernel combines in the element's accumulator type (float for the 16-bit floats:
 // element_math.cuh) and rounds each row's result to T once.
 #pragma once
@@ -86,11 +87,9 @@ __global__ void __launch_bounds__(kThreads)
 // partials[w] and take tickets in tickets[row].
 // kMinBlocksPerSm: 1 for the split launch, as reduce_single_pass_kernel (registers for every load
 // in flight; the split plan sizes its grid to the resulting occupancy: rows_split_wave_blocks);
-// TuningPolicy::ReduceRows::kLeanRow* for one block per row: small blocks, many of them resident,
-// each thread with many packs in flight and one pack of accumulators (kAccumulatorPacks), the
-// register budget of that many blocks going to loads rather than accumulators.
-template <class T, class Op, int kThreads, int kPacksInFlight, int kMinBlocksPerSm,
-          int kAccumulatorPacks = kPacksInFlight>
+// TuningPolicy::ReduceRows::kBlockMinBlocksPerSm for the 256-thread kernel with one block per row
+// (the compiler's own choice left 2.6 to 3.1 waves, the last one mostly idle).
+template <class T, class Op, int kThreads, int kPacksInFlight, int kMinBlocksPerSm>
 __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     reduce_rows_block_kernel(const T* in, std::size_t rows, std::size_t cols, std::size_t split,
                              T* out, accumulator_of_t<T>* partials, unsigned int* tickets) {
@@ -102,7 +101,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     for (std::size_t item = blockIdx.x; item < items; item += gridDim.x) {
         const std::size_t row = item / split;
         const std::size_t part = item % split;
-        Acc value = reduce_range_partial<kPacksInFlight, kAccumulatorPacks>(
+        Acc value = reduce_range_partial<kPacksInFlight>(
             in + row * cols, cols, part * kThreads + threadIdx.x, split * kThreads, op);
         value = block_reduce<kThreads>(value, op, storage);
         if (split == 1) {
@@ -118,6 +117,26 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
             }
         }
         sync_block(); // storage and is_last are reused by the next item
+    }
+}
+
+// The lean blocks: one block of kThreads per row (blocks stride over the rows), each thread keeping
+// kPacksInFlight packs in flight into one pack of accumulators, with a launch bound of
+// kMinBlocksPerSm blocks per SM: many small resident blocks with deep loads. The thread count is
+// the worker count, a compile-time constant, so each thread's positions advance by constants (a
+// run-time worker count, as in the split kernel, costs 64-bit arithmetic per load).
+template <class T, class Op, int kThreads, int kPacksInFlight, int kMinBlocksPerSm>
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
+    reduce_rows_lean_kernel(const T* in, std::size_t rows, std::size_t cols, T* out) {
+    using Acc = accumulator_of_t<T>;
+    __shared__ BlockReduceStorage<Acc, kThreads> storage;
+    const Op op;
+    for (std::size_t row = blockIdx.x; row < rows; row += gridDim.x) {
+        Acc value = reduce_range_partial<kPacksInFlight, 1>(in + row * cols, cols, threadIdx.x,
+                                                            static_cast<std::size_t>(kThreads), op);
+        value = block_reduce<kThreads>(value, op, storage);
+        if (threadIdx.x == 0) out[row] = narrow<T>(value);
+        sync_block(); // storage is reused by the next row
     }
 }
 
