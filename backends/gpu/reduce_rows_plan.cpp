@@ -118,9 +118,8 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
         split = std::max<std::size_t>(1, std::min(cols / Policy::kLongRowSplitElements, Policy::kLongRowMaxSplit));
     }
     RowPlan plan = block_plan(rows, split, partial_slots, ticket_slots);
-    // Too few rows to split still take the split kernel's deeper loads, one block per row; enough
-    // rows take the lean blocks.
-    if (plan.split == 1) plan.per_lane = few_rows ? Policy::kSplitPacksPerThread : Policy::kLeanRowPacks;
+    // Unsplit rows, few or many: the lean blocks.
+    if (plan.split == 1) plan.per_lane = Policy::kLeanRowPacks;
     return plan;
 }
 

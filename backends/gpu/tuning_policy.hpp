@@ -107,8 +107,8 @@ struct TuningPolicy {
         static constexpr std::size_t kWarpRowKiBRowMinBytes = 1024;
         static constexpr std::size_t kWarpRowKiBRowMaxBytes = 4096;
         static constexpr std::size_t kWarpRowDeepElementBytes = 8;
-        // Rows of at least kLeanRowMinBytes (and any row that a warp-per-row rule above does not
-        // take, when the rows are enough to fill the GPU): one block per row of kLeanRowThreads
+        // Rows of at least kLeanRowMinBytes, and any row that a warp-per-row rule above does not
+        // take, unless the split rules below split it: one block per row of kLeanRowThreads
         // threads (reduce_rows_lean_kernel), each keeping kLeanRowPacks packs in flight into one
         // pack of accumulators, with a launch bound of kLeanRowMinBlocksPerSm blocks per SM (64
         // registers). Many small resident blocks with deep loads keep more bytes in flight than a
@@ -134,8 +134,7 @@ struct TuningPolicy {
         // Long rows that one wave holds unsplit but too few to give every SM
         // kLongRowSplitMaxRowsPerSm blocks: split as well, into pieces of kLongRowSplitElements,
         // at most kLongRowMaxSplit per row (several waves of split blocks keep more loads in
-        // flight than one block per row); rows too short for that run on the split kernel
-        // unsplit (its kSplitPacksPerThread packs in flight).
+        // flight than one block per row); rows too short for that take the lean blocks.
         static constexpr std::size_t kLongRowSplitMaxRowsPerSm = 2;
         static constexpr std::size_t kLongRowSplitElements = std::size_t{1} << 18;
         static constexpr std::size_t kLongRowMaxSplit = 4;

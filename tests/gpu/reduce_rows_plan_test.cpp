@@ -90,8 +90,8 @@ TEST(ReduceRowsPlan, ManyRowsUnder8KiBGetAWarpEach) {
     EXPECT_EQ(strategy(528, 2049, 2), RowStrategy::block_per_row);
 }
 
-// Rows of 8 KiB and more, and rows that no warp rule takes, when there are rows enough for 2 per
-// SM: one lean block each (kLeanRowPacks), unsplit, whatever the element size.
+// Rows of 8 KiB and more, and rows that no warp rule takes, where no split rule applies: one lean
+// block each (kLeanRowPacks), unsplit, whatever the element size.
 TEST(ReduceRowsPlan, RowsOf8KiBAndMoreGetALeanBlockEach) {
     for (const auto& [rows, cols, bytes] : std::vector<std::tuple<std::size_t, std::size_t, std::size_t>>{
              {4096, 4096, 4}, {2048, 8192, 4}, {8192, 2048, 4}, {16384, 16384, 4}, {1 << 20, 2048, 4},
@@ -171,11 +171,11 @@ TEST(ReduceRowsPlan, LongRowsTooFewForTwoPerSmAreSplitIntoPieces) {
     EXPECT_EQ(plan_reduce_rows(256, std::size_t{1} << 16, kH100, kPartials, kTickets, wave).split, 1u);
     EXPECT_EQ(plan_reduce_rows(256, (std::size_t{1} << 19) - 1, kH100, kPartials, kTickets, wave).split, 1u);
     EXPECT_EQ(plan_reduce_rows(264, std::size_t{1} << 20, kH100, kPartials, kTickets, wave).split, 1u);
-    // Too short to split: one block per row, on the split kernel (more packs in flight).
+    // Too short to split: one lean block per row.
     EXPECT_EQ(plan_reduce_rows(256, std::size_t{1} << 16, kH100, kPartials, kTickets, wave).per_lane,
-              TuningPolicy::ReduceRows::kSplitPacksPerThread);
-    EXPECT_NE(plan_reduce_rows(264, std::size_t{1} << 16, kH100, kPartials, kTickets, wave).per_lane,
-              TuningPolicy::ReduceRows::kSplitPacksPerThread);
+              TuningPolicy::ReduceRows::kLeanRowPacks);
+    EXPECT_EQ(plan_reduce_rows(264, std::size_t{1} << 16, kH100, kPartials, kTickets, wave).per_lane,
+              TuningPolicy::ReduceRows::kLeanRowPacks);
     // A split that fills the wave already stays (8 rows x 49 blocks, 128 rows x 3).
     EXPECT_EQ(plan_reduce_rows(128, std::size_t{1} << 21, kH100, kPartials, kTickets, wave).split, 3u);
     EXPECT_EQ(plan_reduce_rows(8, std::size_t{1} << 26, kH100, kPartials, kTickets, wave).split, 49u);
