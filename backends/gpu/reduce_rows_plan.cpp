@@ -90,7 +90,9 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
     // A warp per row needs enough rows to occupy the SMs; with few rows, blocks split them.
     const auto sms = static_cast<std::size_t>(device.sm_count);
     const std::size_t row_bytes = cols * element_bytes;
-    const bool lean_row = row_bytes >= Policy::kLeanRowMinBytes;
+    const bool whole_packs = row_bytes % static_cast<std::size_t>(TuningPolicy::kPackBytes) == 0;
+    const bool lean_row = row_bytes >= Policy::kLeanRowMinBytes &&
+                          (whole_packs || element_bytes >= Policy::kLeanRowUnevenMinElementBytes);
     if (!lean_row &&
         ((cols <= Policy::kWarpRowMaxCols && rows >= sms * Policy::kWarpRowMinRowsPerSm) ||
          (cols <= Policy::kWarpRowLongMaxCols && rows >= sms * Policy::kWarpRowLongMinRowsPerSm))) {

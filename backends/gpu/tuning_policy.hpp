@@ -117,6 +117,10 @@ struct TuningPolicy {
         static constexpr int kLeanRowPacks = 8;
         static constexpr int kLeanRowMinBlocksPerSm = 8;
         static constexpr std::size_t kLeanRowMinBytes = 8192;
+        // Rows that are not whole packs (row starts at differing alignments) of elements under
+        // kLeanRowUnevenMinElementBytes keep the warp-per-row rules: there a warp per row is the
+        // faster kernel.
+        static constexpr std::size_t kLeanRowUnevenMinElementBytes = 8;
         // Longer rows too few to fill the GPU: blocks of kBlockThreads, several per row (with a
         // per-row ticket) or one.
         static constexpr int kBlockThreads = 256;

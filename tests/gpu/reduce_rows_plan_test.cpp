@@ -88,6 +88,13 @@ TEST(ReduceRowsPlan, ManyRowsUnder8KiBGetAWarpEach) {
     EXPECT_EQ(strategy(1056, 3000, 2), RowStrategy::warp_per_row);
     EXPECT_EQ(strategy(1055, 3000, 2), RowStrategy::block_per_row);
     EXPECT_EQ(strategy(528, 2049, 2), RowStrategy::block_per_row);
+    // Longer rows that are not whole 16-byte packs keep a warp each, unless their elements are 8
+    // bytes.
+    EXPECT_EQ(strategy(3353, 5003, 4), RowStrategy::warp_per_row);
+    EXPECT_EQ(strategy(3353, 5003, 2), RowStrategy::warp_per_row);
+    EXPECT_EQ(strategy(53654, 5003, 4), RowStrategy::warp_per_row);
+    EXPECT_EQ(strategy(3353, 5003, 8), RowStrategy::block_per_row);
+    EXPECT_EQ(strategy(3353, 5004, 4), RowStrategy::block_per_row);
 }
 
 // Rows of 8 KiB and more, and rows that no warp rule takes, where no split rule applies: one lean
