@@ -76,25 +76,24 @@ TEST(ReduceRowsPlan, ManyMediumRowsGetAWarpEach) {
 
 // Rows under 8 KiB: a warp each once there are 4 rows per SM (528 here) up to 2048 columns, 8
 // (1056) up to 16384; a block each below that.
+// Longer rows that are not whole 16-byte packs keep a warp each, unless their elements are 8 bytes.
 TEST(ReduceRowsPlan, ManyRowsUnder8KiBGetAWarpEach) {
-    const auto strategy = [](std::size_t rows, std::size_t cols, std::size_t bytes) {
-        return plan_reduce_rows(rows, cols, kH100, kPartials, kTickets, 0, bytes).strategy;
+    struct Case {
+        std::size_t rows, cols, bytes;
+        RowStrategy want;
     };
-    EXPECT_EQ(strategy(1056, 2047, 4), RowStrategy::warp_per_row);
-    EXPECT_EQ(strategy(1056, 4095, 2), RowStrategy::warp_per_row);
-    EXPECT_EQ(strategy(1056, 1023, 8), RowStrategy::warp_per_row);
-    EXPECT_EQ(strategy(528, 2047, 4), RowStrategy::warp_per_row);
-    EXPECT_EQ(strategy(527, 2047, 4), RowStrategy::block_per_row);
-    EXPECT_EQ(strategy(1056, 3000, 2), RowStrategy::warp_per_row);
-    EXPECT_EQ(strategy(1055, 3000, 2), RowStrategy::block_per_row);
-    EXPECT_EQ(strategy(528, 2049, 2), RowStrategy::block_per_row);
-    // Longer rows that are not whole 16-byte packs keep a warp each, unless their elements are 8
-    // bytes.
-    EXPECT_EQ(strategy(3353, 5003, 4), RowStrategy::warp_per_row);
-    EXPECT_EQ(strategy(3353, 5003, 2), RowStrategy::warp_per_row);
-    EXPECT_EQ(strategy(53654, 5003, 4), RowStrategy::warp_per_row);
-    EXPECT_EQ(strategy(3353, 5003, 8), RowStrategy::block_per_row);
-    EXPECT_EQ(strategy(3353, 5004, 4), RowStrategy::block_per_row);
+    const Case cases[] = {
+        {1056, 2047, 4, RowStrategy::warp_per_row},  {1056, 4095, 2, RowStrategy::warp_per_row},
+        {1056, 1023, 8, RowStrategy::warp_per_row},  {528, 2047, 4, RowStrategy::warp_per_row},
+        {527, 2047, 4, RowStrategy::block_per_row},  {1056, 3000, 2, RowStrategy::warp_per_row},
+        {1055, 3000, 2, RowStrategy::block_per_row}, {528, 2049, 2, RowStrategy::block_per_row},
+        {3353, 5003, 4, RowStrategy::warp_per_row},  {3353, 5003, 2, RowStrategy::warp_per_row},
+        {53654, 5003, 4, RowStrategy::warp_per_row}, {3353, 5003, 8, RowStrategy::block_per_row},
+        {3353, 5004, 4, RowStrategy::block_per_row}};
+    for (const Case& c : cases) {
+        EXPECT_EQ(plan_reduce_rows(c.rows, c.cols, kH100, kPartials, kTickets, 0, c.bytes).strategy, c.want)
+            << c.rows << " x " << c.cols << " x " << c.bytes;
+    }
 }
 
 // Rows of 8 KiB and more, and rows that no warp rule takes, where no split rule applies: one lean
