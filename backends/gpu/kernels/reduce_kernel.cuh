@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
 
 // Small inputs, one block: the per-thread stage of reduce_range_partial with 32-bit positions and
 // every round's kPacksInFlight loads issued at once (the last round's predicated). One block is
-// bound by latency, and the general stage's 64-bit position arithmetic was most of its
+// bound by latency, and the general stage's 64-bit position arithmetic adds to every thread's
 // instructions. The launcher uses it for at most kThreads * kPacksInFlight packs (one round).
 template <class T, class Op, int kThreads, int kPacksInFlight>
 __global__ void __launch_bounds__(kThreads)
