@@ -155,13 +155,9 @@ public:
                  std::to_string(kThreads) + " packs " + std::to_string(kPacks) + " split " +
                  std::to_string(split),
              4.0 * rows * cols, [&] {
-                 // Minimum blocks per SM as the launcher gives it.
-                 constexpr int kRowMinBlocks = gpucore::gpu::TuningPolicy::ReduceRows::kBlockMinBlocksPerSm;
-                 const auto kernel = split > 1
-                     ? gpucore::gpu::reduce_rows_block_kernel<float, gpucore::gpu::SumOp, kThreads, kPacks, 1>
-                     : gpucore::gpu::reduce_rows_block_kernel<float, gpucore::gpu::SumOp, kThreads, kPacks,
-                                                              kRowMinBlocks>;
-                 kernel<<<static_cast<unsigned>(rows * split), kThreads, 0, stream_>>>(in, rows, cols, split, out,
+                 // One minimum block per SM, as the launcher gives the split kernel.
+                 gpucore::gpu::reduce_rows_block_kernel<float, gpucore::gpu::SumOp, kThreads, kPacks, 1>
+                     <<<static_cast<unsigned>(rows * split), kThreads, 0, stream_>>>(in, rows, cols, split, out,
                                                                                     partials, tickets);
              });
     }

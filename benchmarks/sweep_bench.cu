@@ -577,13 +577,8 @@ public:
             plans.push_back({"block_per_row, split 1", forced(RowStrategy::block_per_row, 1)});
             plans.push_back({"block_per_row, lean", gpucore::gpu::lean_row_plan(rows)});
         }
-        // Few long rows: the same blocks with each row split over 2..16 of them (a per-row ticket),
+        // Few long rows: the split kernel with each row split over 2..16 blocks (a per-row ticket),
         // for the planner's split rule.
-        if (cols >= 8192) {
-            RowPlan deep = forced(RowStrategy::block_per_row, 1);
-            deep.per_lane = Policy::ReduceRows::kSplitPacksPerThread;
-            plans.push_back({"block_per_row, split 1, split kernel", deep});
-        }
         for (std::size_t split = 2; split <= 16 && cols >= 8192; split *= 2) {
             const RowPlan p = forced(RowStrategy::block_per_row, split);
             if (p.split == split) plans.push_back({"block_per_row, split " + std::to_string(split), p});

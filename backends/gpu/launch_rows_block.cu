@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// reduce_rows, long rows: one block per row (the lean blocks, or the split kernel's or the 256-thread
-// kernel's), or plan.split blocks per row with a per-row ticket.
+// reduce_rows, long rows: one lean block per row, or the split kernel's plan.split blocks per row
+// (with a per-row ticket when there are several).
 #include "dtype_dispatch.cuh"
 #include "kernels/reduce_rows_kernels.cuh"
 #include "occupancy.hpp"
@@ -42,16 +42,10 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
                                                   Policy::kLeanRowMinBlocksPerSm>,
                           grid, Policy::kLeanRowThreads, 0, ctx.stream, typed_in, rows, cols,
                           static_cast<T*>(out));
-        } else if (plan.split > 1 || plan.per_lane == Policy::kSplitPacksPerThread) {
+        } else {
             launch_kernel(
                 reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread, 1>,
                 grid, Policy::kBlockThreads, 0, ctx.stream, typed_in, rows, cols, plan.split,
-                static_cast<T*>(out), partials, ctx.scratch.tickets);
-        } else {
-            launch_kernel(
-                reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::block_packs_per_thread<T>(),
-                                         Policy::kBlockMinBlocksPerSm>,
-                grid, Policy::kBlockThreads, 0, ctx.stream, typed_in, rows, cols, 1,
                 static_cast<T*>(out), partials, ctx.scratch.tickets);
         }
         GPUCORE_GPU_CHECK(last_launch_error());

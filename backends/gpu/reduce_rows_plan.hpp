@@ -20,9 +20,8 @@ struct RowPlan {
     int logical_width = 0;  // sub_warp: lanes per row, a power of two
     int per_lane = 1;       // sub_warp: elements each lane reads; logical_width * per_lane >= cols.
                             // warp_per_row: packs each lane keeps in flight (2 or 4).
-                            // block_per_row: kSplitPacksPerThread runs the split kernel even at
-                            // split 1; kLeanRowPacks (split 1), the lean blocks; anything else, the
-                            // 256-thread one-block-per-row kernel
+                            // block_per_row: kLeanRowPacks (split 1), the lean blocks; anything
+                            // else, the split kernel
     std::size_t split = 1;  // block_per_row: blocks per row
     std::size_t grid = 0;   // blocks to launch (> 0 whenever rows > 0)
 };

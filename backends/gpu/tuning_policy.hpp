@@ -121,15 +121,9 @@ struct TuningPolicy {
         // kLeanRowUnevenMinElementBytes keep the warp-per-row rules: there a warp per row is the
         // faster kernel.
         static constexpr std::size_t kLeanRowUnevenMinElementBytes = 8;
-        // Longer rows too few to fill the GPU: blocks of kBlockThreads, several per row (with a
-        // per-row ticket) or one.
+        // Longer rows too few to fill the GPU: the split kernel, blocks of kBlockThreads, several
+        // per row (with a per-row ticket), with as many packs in flight as the flat reduce.
         static constexpr int kBlockThreads = 256;
-        // The 256-thread one-block-per-row kernel the lean one replaced (kept for the benchmarks'
-        // comparison): packs in flight by element size and a launch bound of 4 blocks per SM.
-        static constexpr int kBlockMinBlocksPerSm = 4;
-        template <class T>
-        static constexpr int block_packs_per_thread() { return sizeof(T) >= 8 ? 4 : 2; }
-        // Split rows (few long ones): as many packs in flight as the flat reduce.
         static constexpr int kSplitPacksPerThread = 4;
         // Split target where the occupancy of the split kernel is not known (plan tests); the
         // launcher passes the kernel's real one-wave size (rows_split_wave_blocks).

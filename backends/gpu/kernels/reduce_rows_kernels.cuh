@@ -86,9 +86,7 @@ __global__ void __launch_bounds__(kThreads)
 // rows * split items. With split > 1 the parts of a row publish partials in
 // partials[w] and take tickets in tickets[row].
 // kMinBlocksPerSm: 1 for the split launch, as reduce_single_pass_kernel (registers for every load
-// in flight; the split plan sizes its grid to the resulting occupancy: rows_split_wave_blocks);
-// TuningPolicy::ReduceRows::kBlockMinBlocksPerSm for the 256-thread kernel with one block per row
-// (the compiler's own choice left 2.6 to 3.1 waves, the last one mostly idle).
+// in flight; the split plan sizes its grid to the resulting occupancy: rows_split_wave_blocks).
 template <class T, class Op, int kThreads, int kPacksInFlight, int kMinBlocksPerSm>
 __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     reduce_rows_block_kernel(const T* in, std::size_t rows, std::size_t cols, std::size_t split,
