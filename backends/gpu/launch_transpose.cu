@@ -90,13 +90,14 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
 }
 
 // The tile kernel: kSmallTile tiles for small arrays, kTile otherwise; 32-bit positions when every
-// element's fits (small_index).
+// element's fits (`small`: small_index).
 template <class Word>
-void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t cols, const LaunchContext& ctx) {
+void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t cols, bool small,
+                     const LaunchContext& ctx) {
     using Policy = TuningPolicy::Transpose;
     const auto* words_in = static_cast<const Word*>(in);
     auto* words_out = static_cast<Word*>(out);
-    if (!small_index(rows, cols)) {
+    if (!small) {
         launch_kernel(transpose_kernel<Word, std::size_t, Policy::kTile, Policy::kBlockRows>,
                       tile_grid(rows, cols, Policy::kTile), dim3(Policy::kTile, Policy::kBlockRows), 0,
                       ctx.stream, words_in, words_out, rows, cols);
@@ -123,7 +124,8 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
     const auto aligned = [](const void* p) {
         return reinterpret_cast<std::uintptr_t>(p) % TuningPolicy::kPackBytes == 0;
     };
-    const bool tiles_first = small_index(rows, cols) && Policy::small_index_tiles_first(sizeof(Word), rows * cols);
+    const bool small = small_index(rows, cols);
+    const bool tiles_first = small && Policy::small_index_tiles_first(sizeof(Word), rows * cols);
     if (!tiles_first && rows % kVec == 0 && cols % kVec == 0 && aligned(in) && aligned(out)) {
         if (transpose_with_bulk_copy<Word>(in, out, rows, cols, ctx)) return;
         const dim3 block(Policy::kVectorThreadsX, Policy::kVectorThreadsY);
@@ -131,7 +133,7 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
                       tile_grid(rows, cols, Policy::kVectorThreadsX * kVec), block, 0, ctx.stream,
                       static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols);
     } else {
-        transpose_tiles<Word>(in, out, rows, cols, ctx);
+        transpose_tiles<Word>(in, out, rows, cols, small, ctx);
     }
     GPUCORE_GPU_CHECK(last_launch_error());
 }

@@ -48,7 +48,6 @@ inline std::size_t block_count(std::size_t n, std::size_t per_block) {
 
 } // namespace detail
 
-
 // out (cols x rows) must be the transpose of in (rows x cols), bit for bit. Walked in square
 // tiles so both sides stay in cache.
 template <class T>
