@@ -65,32 +65,49 @@ bool transpose_with_bulk_copy(const void* in, void* out, std::size_t rows, std::
     }
 }
 
-// The kernels for a narrow side (see transpose_kernel.cuh); false (nothing launched) for other
-// shapes.
+// The narrow kernel for the narrow side's chunk scale kSteps (see transpose_kernel.cuh).
+template <class Word, int kSteps, bool kFewRows>
+void launch_narrow(const Word* in, Word* out, std::size_t rows, std::size_t cols, const LaunchContext& ctx) {
+    using Policy = TuningPolicy::Transpose;
+    constexpr int kChunk = Policy::narrow_chunk(sizeof(Word), kFewRows, kSteps);
+    constexpr std::size_t kPositions = static_cast<std::size_t>(kChunk) * kSteps;
+    const std::size_t long_side = kFewRows ? cols : rows;
+    const auto grid = static_cast<unsigned int>(
+        std::min<std::size_t>((long_side + kPositions - 1) / kPositions, INT_MAX));
+    launch_kernel(transpose_narrow_kernel<Word, kChunk, Policy::kNarrow, kSteps, kFewRows>, grid, kChunk, 0,
+                  ctx.stream, in, out, rows, cols);
+}
+
+template <class Word, bool kFewRows>
+void launch_narrow(const Word* in, Word* out, std::size_t rows, std::size_t cols, std::size_t steps,
+                   const LaunchContext& ctx) {
+    if (steps >= 8) launch_narrow<Word, 8, kFewRows>(in, out, rows, cols, ctx);
+    else if (steps >= 4) launch_narrow<Word, 4, kFewRows>(in, out, rows, cols, ctx);
+    else if (steps >= 2) launch_narrow<Word, 2, kFewRows>(in, out, rows, cols, ctx);
+    else launch_narrow<Word, 1, kFewRows>(in, out, rows, cols, ctx);
+}
+
+// The kernels for a narrow side: kSteps, the largest power of two up to kNarrow / narrow; false
+// (nothing launched) for other shapes.
 template <class Word>
 bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t cols,
                       const LaunchContext& ctx) {
     using Policy = TuningPolicy::Transpose;
-    const auto narrow = static_cast<std::size_t>(Policy::kNarrow);
-    if (rows > narrow && cols > narrow) return false;
-    const std::size_t long_side = rows <= narrow ? cols : rows;
-    const std::size_t chunks = (long_side + Policy::kNarrowChunk - 1) / Policy::kNarrowChunk;
-    const auto grid = static_cast<unsigned int>(std::min<std::size_t>(chunks, INT_MAX));
+    static_assert(Policy::kNarrow == 16, "kSteps below: 1, 2, 4 or 8");
+    const std::size_t narrow = std::min(rows, cols);
+    if (narrow > static_cast<std::size_t>(Policy::kNarrow)) return false;
     const auto* words_in = static_cast<const Word*>(in);
     auto* words_out = static_cast<Word*>(out);
-    if (rows <= narrow) {
-        launch_kernel(transpose_narrow_kernel<Word, Policy::kNarrowChunk, Policy::kNarrow, true>, grid,
-                      Policy::kNarrowChunk, 0, ctx.stream, words_in, words_out, rows, cols);
-    } else {
-        launch_kernel(transpose_narrow_kernel<Word, Policy::kNarrowChunk, Policy::kNarrow, false>, grid,
-                      Policy::kNarrowChunk, 0, ctx.stream, words_in, words_out, rows, cols);
-    }
+    const std::size_t steps = static_cast<std::size_t>(Policy::kNarrow) / narrow;
+    if (rows <= cols) launch_narrow<Word, true>(words_in, words_out, rows, cols, steps, ctx);
+    else launch_narrow<Word, false>(words_in, words_out, rows, cols, steps, ctx);
     GPUCORE_GPU_CHECK(last_launch_error());
     return true;
 }
 
 // The tile kernel: kSmallTile tiles for small arrays, kTile otherwise; 32-bit positions when every
-// element's fits (`small`: small_index).
+// element's fits (`small`: small_index). Output rows off 32-byte sectors take sector-aligned writes
+// where the policy says they pay.
 template <class Word>
 void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t cols, bool small,
                      const LaunchContext& ctx) {
@@ -103,13 +120,27 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
                       ctx.stream, words_in, words_out, rows, cols);
         return;
     }
-    const auto launch = [&](auto kernel, int tile) {
-        launch_kernel(kernel, tile_grid(rows, cols, static_cast<std::size_t>(tile)), dim3(tile, Policy::kBlockRows), 0,
+    const auto launch = [&](auto kernel, int tile, int block_rows = Policy::kBlockRows) {
+        launch_kernel(kernel, tile_grid(rows, cols, static_cast<std::size_t>(tile)), dim3(tile, block_rows), 0,
                       ctx.stream, words_in, words_out, static_cast<std::uint32_t>(rows),
                       static_cast<std::uint32_t>(cols));
     };
-    if (rows * cols * sizeof(Word) <= Policy::kSmallTileMaxBytes) {
+    const std::size_t bytes = rows * cols * sizeof(Word);
+    constexpr int kSector = Policy::kSectorBytes;
+    const bool rows_off_sectors = (rows * sizeof(Word)) % kSector != 0 ||
+                                  reinterpret_cast<std::uintptr_t>(out) % kSector != 0;
+    if (rows_off_sectors && Policy::sector_writes(sizeof(Word))) {
+        if (bytes <= Policy::kSectorSmallTileMaxBytes) {
+            launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows, kSector>,
+                   Policy::kSmallTile);
+        } else {
+            launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows, kSector>, Policy::kTile);
+        }
+    } else if (bytes <= Policy::kSmallTileMaxBytes) {
         launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows>, Policy::kSmallTile);
+    } else if (sizeof(Word) == 2 && rows % 8 == 0 && cols % 8 == 0) {
+        launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows16>, Policy::kTile,
+               Policy::kBlockRows16);
     } else {
         launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows>, Policy::kTile);
     }
@@ -125,7 +156,7 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
         return reinterpret_cast<std::uintptr_t>(p) % TuningPolicy::kPackBytes == 0;
     };
     const bool small = small_index(rows, cols);
-    const bool tiles_first = small && Policy::small_index_tiles_first(sizeof(Word), rows * cols);
+    const bool tiles_first = small && Policy::small_index_tiles_first(sizeof(Word), rows, cols);
     if (!tiles_first && rows % kVec == 0 && cols % kVec == 0 && aligned(in) && aligned(out)) {
         if (transpose_with_bulk_copy<Word>(in, out, rows, cols, ctx)) return;
         const dim3 block(Policy::kVectorThreadsX, Policy::kVectorThreadsY);

@@ -146,6 +146,13 @@ struct TuningPolicy {
         // kBlockRows threads (four times the blocks, for arrays that do not fill the GPU).
         static constexpr int kSmallTile = 32;
         static constexpr std::size_t kSmallTileMaxBytes = std::size_t{4} << 20;
+        // Output rows that do not start on kSectorBytes boundaries: the tile kernel's
+        // sector-aligned writes, for 4- and 8-byte elements (2-byte ones were not faster with
+        // them), with kSmallTile tiles up to kSectorSmallTileMaxBytes (BENCHMARKS.md:
+        // sector-aligned transpose writes).
+        static constexpr int kSectorBytes = 32;
+        static constexpr std::size_t kSectorSmallTileMaxBytes = std::size_t{32} << 20;
+        static constexpr bool sector_writes(std::size_t word_bytes) { return word_bytes >= 4; }
         // Rows and columns multiples of the vector width (16 bytes): 16-byte loads and stores,
         // tiles of kVectorThreadsX * width elements (the fastest shape timed).
         static constexpr int kVectorThreadsX = 8;
@@ -157,17 +164,27 @@ struct TuningPolicy {
         static constexpr int kBulkStages = 2;
         static constexpr int kBulkThreads = 256;
         // Arrays of fewer than 2^32 elements move with 32-bit positions in the tile kernel; for
-        // 4- and 8-byte elements, and 2-byte ones up to kTilesFirstMaxElements16, that kernel is
-        // faster than the vector and bulk-copy kernels even where those apply (BENCHMARKS.md: the
-        // transposes with 32-bit positions).
-        static constexpr std::size_t kTilesFirstMaxElements16 = std::size_t{1} << 20;
-        static constexpr bool small_index_tiles_first(std::size_t word_bytes, std::size_t elements) {
-            return word_bytes >= 4 || elements <= kTilesFirstMaxElements16;
+        // 4- and 8-byte elements that kernel is faster than the vector and bulk-copy kernels even
+        // where those apply (BENCHMARKS.md: the transposes with 32-bit positions). For 2-byte
+        // ones it is up to kTilesFirstMaxElements16 elements, and for fewer than kBulkBoxRows rows
+        // (the boxes would be part empty), with kBlockRows16 block rows where rows and columns are
+        // multiples of 8 (BENCHMARKS.md: sector-aligned transpose writes).
+        static constexpr std::size_t kTilesFirstMaxElements16 = std::size_t{1} << 22;
+        static constexpr bool small_index_tiles_first(std::size_t word_bytes, std::size_t rows,
+                                                      std::size_t cols) {
+            return word_bytes >= 4 || rows * cols <= kTilesFirstMaxElements16 ||
+                   rows < static_cast<std::size_t>(kBulkBoxRows);
         }
-        // Shapes with at most kNarrow rows or columns: runs of kNarrowChunk positions of the long
-        // side staged through shared memory (transpose_narrow_kernel).
+        static constexpr int kBlockRows16 = 4;
+        // Shapes with at most kNarrow rows or columns: runs of narrow_chunk() * steps positions
+        // of the long side staged through shared memory (transpose_narrow_kernel), narrow_chunk()
+        // threads per block: 128, except 256 for the widest narrow sides (steps 1) of few 2- or
+        // 4-byte rows, the fastest of the two at every narrow side and direction timed
+        // (BENCHMARKS.md: sector-aligned transpose writes).
         static constexpr int kNarrow = 16;
-        static constexpr int kNarrowChunk = 256;
+        static constexpr int narrow_chunk(std::size_t word_bytes, bool few_rows, int steps) {
+            return few_rows && steps == 1 && word_bytes <= 4 ? 256 : 128;
+        }
     };
     // Per-stream scratch owned by the plugin: partials and tickets of the single-pass kernels.
     struct Scratch {

@@ -9,25 +9,30 @@ namespace {
 template <class T>
 class Transpose : public GpuTest {
 protected:
-    void check(std::size_t rows, std::size_t cols) {
-        SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
-        const std::vector<T> input = random_values<T>(rows * cols);
-        DeviceArray<T> in(rows * cols), out(rows * cols + 1);
+    // The output at `out_offset` elements into its allocation, poison on both sides of it.
+    void check(std::size_t rows, std::size_t cols, std::size_t out_offset = 0) {
+        SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", output at +" +
+                     std::to_string(out_offset));
+        const std::size_t n = rows * cols;
+        const std::vector<T> input = random_values<T>(n);
+        DeviceArray<T> in(n), out(out_offset + n + 1);
         ASSERT_TRUE(in.ok() && out.ok());
         in.upload(input);
         out.poison();
-        const std::vector<T> poisoned = out.download(rows * cols + 1);
-        gpucore::gpu::launch_transpose(dtype_of<T>(), in.data(), out.data(), rows, cols, ctx_);
+        const std::vector<T> poisoned = out.download(out_offset + n + 1);
+        gpucore::gpu::launch_transpose(dtype_of<T>(), in.data(), out.data(out_offset), rows, cols, ctx_);
         sync();
-        const std::vector<T> got = out.download(rows * cols + 1);
+        const std::vector<T> whole = out.download(out_offset + n + 1);
+        const T* got = whole.data() + out_offset;
         for (std::size_t r = 0; r < rows; ++r) {
             for (std::size_t c = 0; c < cols; ++c) {
                 ASSERT_EQ(0, std::memcmp(&got[c * rows + r], &input[r * cols + c], sizeof(T)))
                     << "in(" << r << ", " << c << ")";
             }
         }
-        EXPECT_EQ(0, std::memcmp(&got[rows * cols], &poisoned[rows * cols], sizeof(T)))
-            << "wrote past the end";
+        EXPECT_EQ(0, std::memcmp(whole.data(), poisoned.data(), out_offset * sizeof(T)))
+            << "wrote before the start";
+        EXPECT_EQ(0, std::memcmp(&got[n], &poisoned[out_offset + n], sizeof(T))) << "wrote past the end";
     }
 };
 
@@ -63,6 +68,27 @@ TYPED_TEST(Transpose, RowsOfWholeSixteenByteChunks) {
         {260, 1028}, {1028, 260}, {36, 4100}, {4100, 36}, {4, 65536}, {65536, 4}, {3000, 2052}};
     const std::size_t scale = sizeof(TypeParam) == 2 ? 2 : 1;
     for (const auto& [rows, cols] : shapes) this->check(rows * scale, cols * scale);
+}
+
+// Output rows that start off 32-byte sectors (odd row counts, outputs at element offsets): the
+// sector-aligned writes, with small and large tiles (arrays on both sides of 32 MiB), first, middle
+// and last tiles of every row.
+TYPED_TEST(Transpose, OutputRowsOffSectors) {
+    const std::pair<std::size_t, std::size_t> shapes[] = {{17, 40}, {67, 45}, {1001, 333}, {130, 1025}};
+    for (const auto& [rows, cols] : shapes) {
+        for (const std::size_t out_offset : {0, 1, 2, 3, 5, 7}) this->check(rows, cols, out_offset);
+    }
+    this->check(64, 96, 3);      // rows on sectors, the output off them
+    this->check(4099, 2051, 3);  // 32 MiB and more for 4-byte elements
+    this->check(4099, 2051, 0);
+}
+
+// Fewer rows than a bulk-copy box over more than 2^22 elements, whole 16-byte chunks or not: the
+// tile kernel for 2-byte elements too, with its block shape for rows and columns of 8s.
+TYPED_TEST(Transpose, FewRowsOfManyElements) {
+    this->check(64, 65544);
+    this->check(120, 40000);
+    this->check(127, 33029);
 }
 
 // A view that starts 2 bytes past a 16-byte boundary: never the 16-byte kernels.

@@ -11,40 +11,84 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "packed_access.cuh"
 
 namespace gpucore::gpu {
 
-template <class Word, class Index, int kTile, int kBlockRows>
-__global__ void __launch_bounds__(kTile* kBlockRows)
-    transpose_kernel(const Word* in, Word* out, Index rows, Index cols) {
+// kSectorBytes > 0: sector-aligned writes, for output rows that do not start on sectors of that
+// many bytes. There, two tiles that meet inside a sector would each write part of it, and partial
+// sector writes cost far more DRAM time than whole ones (BENCHMARKS.md: sector-aligned transpose
+// writes). So the block also holds the kHalo input rows above its tile, and output row j of the
+// tile writes [tile_row - s_j, tile_row + kTile - s_j), s_j being the shift onto that row's sector
+// boundary (the first tile starts at 0, the last one runs to the end). s_j depends on j alone, so
+// neighbouring tiles meet on sector boundaries and one block writes each sector whole.
+template <class Word, class Index, int kTile, int kBlockRows, int kSectorBytes>
+struct TileMover {
     static_assert(kTile % kBlockRows == 0, "tile rows split evenly");
-    __shared__ Word tile[kTile][kTile + 1];
-    const Index tiles_x = (cols + kTile - 1) / kTile;
-    const Index tiles = tiles_x * ((rows + kTile - 1) / kTile);
-    const int tx = static_cast<int>(threadIdx.x);
-    const int ty = static_cast<int>(threadIdx.y);
+    static constexpr bool kSectorWrites = kSectorBytes > 0;
+    static constexpr int kSector = kSectorWrites ? kSectorBytes / static_cast<int>(sizeof(Word)) : 1; // in elements
+    // Input rows held above the tile: kSector - 1 at most are read, in whole block-row steps.
+    static constexpr int kHalo = kSectorWrites ? (kSector - 1 + kBlockRows - 1) / kBlockRows * kBlockRows : 0;
+    using Buffer = Word[kTile + kHalo][kTile + 1];
 
-    for (Index t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const Word* in;
+    Word* out;
+    Index rows;
+    Index cols;
+    Index tiles_x;
+    Index out_offset; // the output's offset in elements from a sector boundary (views start anywhere)
+
+    // Tile t through `tile`; the caller synchronizes the block before reusing `tile`.
+    __device__ __forceinline__ void move(Index t, Buffer& tile) const {
+        const int tx = static_cast<int>(threadIdx.x);
+        const int ty = static_cast<int>(threadIdx.y);
         const Index tile_row = (t / tiles_x) * kTile; // first input row of the tile
         const Index tile_col = (t % tiles_x) * kTile; // first input column
         const Index in_col = tile_col + tx;
 #pragma unroll
-        for (int k = 0; k < kTile / kBlockRows; ++k) { // a constant trip count: clang unrolls it
-            const int j = ty + k * kBlockRows;
-            const Index in_row = tile_row + j;
-            if (in_row < rows && in_col < cols) tile[j][tx] = in[in_row * cols + in_col];
+        for (int k = 0; k < (kTile + kHalo) / kBlockRows; ++k) { // a constant trip count: unrolled
+            const int j = ty + k * kBlockRows;              // tile[j] holds input row tile_row - kHalo + j
+            const bool held = kHalo == 0 || (j + kSector > kHalo && tile_row + j >= kHalo);
+            const Index in_row = tile_row + j - kHalo;
+            if (held && in_row < rows && in_col < cols) tile[j][tx] = in[in_row * cols + in_col];
         }
         sync_block();
-        const Index out_col = tile_row + tx; // output column = input row
 #pragma unroll
         for (int k = 0; k < kTile / kBlockRows; ++k) {
             const int j = ty + k * kBlockRows;
             const Index out_row = tile_col + j; // output row = input column
-            if (out_row < cols && out_col < rows) out[out_row * rows + out_col] = tile[tx][j];
+            if (out_row >= cols) continue;
+            const Index base = out_row * rows;
+            const Index shift = kSectorWrites ? (out_offset + base + tile_row) % kSector : 0;
+            const Index first = tile_row == 0 ? 0 : tile_row - shift; // output column = input row
+            const Index end = tile_row + kTile >= rows ? rows : tile_row + kTile - shift;
+#pragma unroll
+            for (int h = 0; h < (kSectorWrites ? 2 : 1); ++h) { // the last tile: up to kTile + kSector - 1
+                const Index out_col = first + tx + h * kTile;
+                if (out_col < end) out[base + out_col] = tile[out_col + kHalo - tile_row][j];
+            }
         }
-        sync_block(); // the tile is refilled by the next iteration
+    }
+};
+
+// A block per tile up to INT_MAX tiles (the launcher's grid), so a block's first tile is in
+// straight-line code and only further tiles loop: with the first one inside the loop too, the
+// sector-aligned kernel ran about 10 % slower (BENCHMARKS.md: sector-aligned transpose writes).
+template <class Word, class Index, int kTile, int kBlockRows, int kSectorBytes = 0>
+__global__ void __launch_bounds__(kTile* kBlockRows)
+    transpose_kernel(const Word* in, Word* out, Index rows, Index cols) {
+    using Mover = TileMover<Word, Index, kTile, kBlockRows, kSectorBytes>;
+    __shared__ typename Mover::Buffer tile;
+    const Index tiles_x = (cols + kTile - 1) / kTile;
+    const Index tiles = tiles_x * ((rows + kTile - 1) / kTile);
+    const Mover mover{in, out, rows, cols, tiles_x,
+                      static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word))};
+    if (blockIdx.x < tiles) mover.move(blockIdx.x, tile);
+    for (Index t = blockIdx.x + Index{gridDim.x}; t < tiles; t += gridDim.x) {
+        sync_block(); // the tile is refilled
+        mover.move(t, tile);
     }
 }
 
@@ -98,59 +142,106 @@ __global__ void __launch_bounds__(kThreadsX* kThreadsY)
 
 // Narrow shapes, a side of at most kNarrow (2..kNarrow rows, or columns): a square tile would be
 // mostly empty, and the narrow side's rows too short for coalesced access. The narrow side's
-// elements of kChunk consecutive positions of the long side form one contiguous run of the input
-// (few columns) or of the output (few rows), and kChunk-long pieces of `narrow` rows of the other
-// array. A block stages them in shared memory, stage[n][p] = the element at narrow index n and
-// long-side position p, and reads and writes both arrays coalesced, one word per thread and access.
-template <class Word, int kChunk, int kNarrow>
+// elements of kPositions consecutive positions of the long side form one contiguous run of the
+// input (few columns) or of the output (few rows), and kPositions-long pieces of `narrow` rows of
+// the other array. A block stages them in shared memory, the element at narrow index n and
+// long-side position p at n * pitch + p, and reads and writes both arrays coalesced, one word per
+// thread and access. kSteps (a power of two, at most kNarrow / narrow: the launcher picks it)
+// scales the chunk, kPositions = kChunk * kSteps, so that every thread moves narrow * kSteps
+// elements per chunk (8 to 16) whatever the narrow side: fewer, and a block would spend more time
+// starting and synchronizing than moving data.
+template <class Word, int kChunk, int kNarrow, int kSteps>
 struct NarrowStage {
-    Word words[kNarrow][kChunk + 1];
+    static constexpr int kPositions = kChunk * kSteps;
+    static constexpr int kMaxNarrow = kNarrow / kSteps;
+    // Words per 128 bytes: the run side's accesses, n * pitch + p for consecutive run elements,
+    // land on distinct banks when pitch is kPositions (a multiple of it) + kBankWords / narrow.
+    static constexpr int kBankWords = 128 / static_cast<int>(sizeof(Word));
+    static constexpr int kWords = kMaxNarrow * kPositions + kBankWords + kMaxNarrow;
+
+    Word* words;         // kWords words of shared memory
+    unsigned int narrow; // the narrow side
+    unsigned int pitch;  // words from one narrow index to the next
+
+    __device__ NarrowStage(Word* shared_words, unsigned int narrow_side)
+        : words(shared_words), narrow(narrow_side),
+          pitch(kPositions + (kBankWords + narrow_side - 1) / narrow_side) {}
 
     // Pieces: positions [0, span) of rows 0..narrow-1 of `base` (rows `stride` apart).
-    __device__ __forceinline__ void load_pieces(const Word* base, std::size_t stride, std::size_t narrow,
-                                                std::size_t span, std::size_t t) {
+    __device__ __forceinline__ void load_pieces(const Word* base, std::size_t stride, unsigned int span,
+                                                unsigned int t) {
 #pragma unroll
-        for (int n = 0; n < kNarrow; ++n) { // a constant trip count: every load in flight at once
-            if (static_cast<std::size_t>(n) < narrow && t < span) words[n][t] = base[n * stride + t];
+        for (int n = 0; n < kMaxNarrow; ++n) { // constant trip counts: every load in flight at once
+#pragma unroll
+            for (int s = 0; s < kSteps; ++s) {
+                const unsigned int p = t + s * kChunk;
+                if (n < static_cast<int>(narrow) && p < span) words[n * pitch + p] = base[n * stride + p];
+            }
         }
     }
-    __device__ __forceinline__ void store_pieces(Word* base, std::size_t stride, std::size_t narrow,
-                                                 std::size_t span, std::size_t t) const {
+    __device__ __forceinline__ void store_pieces(Word* base, std::size_t stride, unsigned int span,
+                                                 unsigned int t) const {
 #pragma unroll
-        for (int n = 0; n < kNarrow; ++n) {
-            if (static_cast<std::size_t>(n) < narrow && t < span) base[n * stride + t] = words[n][t];
+        for (int n = 0; n < kMaxNarrow; ++n) {
+#pragma unroll
+            for (int s = 0; s < kSteps; ++s) {
+                const unsigned int p = t + s * kChunk;
+                if (n < static_cast<int>(narrow) && p < span) base[n * stride + p] = words[n * pitch + p];
+            }
         }
     }
-    // The run: span positions of `narrow` consecutive words each, from `base` on.
-    __device__ __forceinline__ void load_run(const Word* base, std::size_t narrow, std::size_t span,
-                                             std::size_t t) {
-        for (std::size_t q = t; q < span * narrow; q += kChunk) words[q % narrow][q / narrow] = base[q];
+
+    // The run: span positions of `narrow` consecutive words each, from `base` on. Thread t takes
+    // run elements q = t, t + kChunk, ...: position q / narrow, narrow index q % narrow, both
+    // stepped without dividing.
+    template <class Move>
+    __device__ __forceinline__ void walk_run(unsigned int span, unsigned int t, Move&& move) const {
+        const unsigned int step_positions = kChunk / narrow;
+        const unsigned int step_index = kChunk % narrow;
+        unsigned int position = t / narrow;
+        unsigned int index = t % narrow;
+#pragma unroll
+        for (int i = 0; i < kNarrow; ++i) { // narrow * kSteps <= kNarrow elements per thread
+            const unsigned int q = t + i * kChunk;
+            if (q < span * narrow) move(q, index * pitch + position);
+            position += step_positions;
+            index += step_index;
+            if (index >= narrow) {
+                index -= narrow;
+                ++position;
+            }
+        }
     }
-    __device__ __forceinline__ void store_run(Word* base, std::size_t narrow, std::size_t span,
-                                              std::size_t t) const {
-        for (std::size_t q = t; q < span * narrow; q += kChunk) base[q] = words[q % narrow][q / narrow];
+    __device__ __forceinline__ void load_run(const Word* base, unsigned int span, unsigned int t) {
+        walk_run(span, t, [&](unsigned int q, unsigned int at) { words[at] = base[q]; });
+    }
+    __device__ __forceinline__ void store_run(Word* base, unsigned int span, unsigned int t) const {
+        walk_run(span, t, [&](unsigned int q, unsigned int at) { base[q] = words[at]; });
     }
 };
 
-// kFewRows (rows <= kNarrow): a block moves columns [p0, p0 + kChunk) of every row, whose output
-// rows are the run out[p0 * rows ...]. Otherwise (cols <= kNarrow) it moves the input rows
-// [p0, p0 + kChunk), the run in[p0 * cols ...], to columns [p0, p0 + kChunk) of every output row.
-template <class Word, int kChunk, int kNarrow, bool kFewRows>
+// kFewRows (rows <= kNarrow / kSteps): a block moves columns [p0, p0 + kPositions) of every row,
+// whose output rows are the run out[p0 * rows ...]. Otherwise (cols <= kNarrow / kSteps) it moves
+// the input rows [p0, p0 + kPositions), the run in[p0 * cols ...], to columns [p0, p0 +
+// kPositions) of every output row.
+template <class Word, int kChunk, int kNarrow, int kSteps, bool kFewRows>
 __global__ void __launch_bounds__(kChunk)
     transpose_narrow_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols) {
-    __shared__ NarrowStage<Word, kChunk, kNarrow> stage;
-    const std::size_t narrow = kFewRows ? rows : cols;
+    using Stage = NarrowStage<Word, kChunk, kNarrow, kSteps>;
+    __shared__ Word words[Stage::kWords];
+    Stage stage(words, static_cast<unsigned int>(kFewRows ? rows : cols));
     const std::size_t length = kFewRows ? cols : rows;
-    const std::size_t chunks = (length + kChunk - 1) / kChunk;
-    const auto t = static_cast<std::size_t>(threadIdx.x);
+    const std::size_t chunks = (length + Stage::kPositions - 1) / Stage::kPositions;
+    const unsigned int t = threadIdx.x;
     for (std::size_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
-        const std::size_t p0 = chunk * kChunk;
-        const std::size_t span = length - p0 < kChunk ? length - p0 : kChunk;
-        if (kFewRows) stage.load_pieces(in + p0, cols, narrow, span, t);
-        else stage.load_run(in + p0 * cols, narrow, span, t);
+        const std::size_t p0 = chunk * Stage::kPositions;
+        const auto span = static_cast<unsigned int>(
+            length - p0 < static_cast<std::size_t>(Stage::kPositions) ? length - p0 : Stage::kPositions);
+        if (kFewRows) stage.load_pieces(in + p0, cols, span, t);
+        else stage.load_run(in + p0 * cols, span, t);
         sync_block();
-        if (kFewRows) stage.store_run(out + p0 * rows, narrow, span, t);
-        else stage.store_pieces(out + p0, rows, narrow, span, t);
+        if (kFewRows) stage.store_run(out + p0 * rows, span, t);
+        else stage.store_pieces(out + p0, rows, span, t);
         sync_block(); // the stage is refilled by the next chunk
     }
 }
