@@ -39,32 +39,31 @@ __global__ void __launch_bounds__(kThreads)
         const T* pb = b + head;
         T* pc = c + head;
         const std::size_t packs = (n - head) / kLanes;
-        const std::size_t round = threads * kPacksInFlight;
-        std::size_t p = thread;
-        if (packs >= round) {
-            for (; p <= packs - round; p += round) {
-                Pack<T> va[kPacksInFlight], vb[kPacksInFlight];
+        // Packs p, p + threads, ... (kPacksInFlight of them, each loaded before any is stored).
+        const auto add_round = [&](std::size_t p) {
+            Pack<T> va[kPacksInFlight], vb[kPacksInFlight];
 #pragma unroll
-                for (int j = 0; j < kPacksInFlight; ++j) {
+            for (int j = 0; j < kPacksInFlight; ++j) {
+                if (p + j * threads < packs) {
                     va[j] = load_pack(pa, p + j * threads);
                     vb[j] = load_pack(pb, p + j * threads);
                 }
-#pragma unroll
-                for (int j = 0; j < kPacksInFlight; ++j) {
-#pragma unroll
-                    for (int l = 0; l < kLanes; ++l) va[j].v[l] = wrapping_add(va[j].v[l], vb[j].v[l]);
-                    if constexpr (kStreamingStores) store_pack_streaming(pc, p + j * threads, va[j]);
-                    else store_pack(pc, p + j * threads, va[j]);
-                }
             }
-        }
-        for (; p < packs; p += threads) {
-            Pack<T> va = load_pack(pa, p);
-            const Pack<T> vb = load_pack(pb, p);
 #pragma unroll
-            for (int l = 0; l < kLanes; ++l) va.v[l] = wrapping_add(va.v[l], vb.v[l]);
-            store_pack(pc, p, va);
-        }
+            for (int j = 0; j < kPacksInFlight; ++j) {
+                if (p + j * threads >= packs) continue;
+#pragma unroll
+                for (int l = 0; l < kLanes; ++l) va[j].v[l] = wrapping_add(va[j].v[l], vb[j].v[l]);
+                if constexpr (kStreamingStores) store_pack_streaming(pc, p + j * threads, va[j]);
+                else store_pack(pc, p + j * threads, va[j]);
+            }
+        };
+        // The launcher's grid (uncapped) gives every thread one round at most: that round is
+        // straight-line code, and only a capped grid loops (a loop around the one round cost up to
+        // 0.4 us per launch: BENCHMARKS.md, one round of packs per thread).
+        const std::size_t round = threads * kPacksInFlight;
+        add_round(thread);
+        for (std::size_t p = thread + round; p < packs; p += round) add_round(p);
         const std::size_t tail_start = head + packs * kLanes;
         if (thread < n - tail_start) {
             c[tail_start + thread] = wrapping_add(a[tail_start + thread], b[tail_start + thread]);
