@@ -107,7 +107,7 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
 
 // The tile kernel: kSmallTile tiles for small arrays, kTile otherwise; 32-bit positions when every
 // element's fits (`small`: small_index). Output rows off 32-byte sectors take sector-aligned writes
-// where the policy says they pay.
+// where the policy says they pay, and 2-byte rows and columns of 8s their own block shape.
 template <class Word>
 void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t cols, bool small,
                      const LaunchContext& ctx) {
@@ -136,11 +136,11 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
         } else {
             launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows, kSector>, Policy::kTile);
         }
-    } else if (bytes <= Policy::kSmallTileMaxBytes) {
-        launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows>, Policy::kSmallTile);
-    } else if (sizeof(Word) == 2 && rows % 8 == 0 && cols % 8 == 0) {
+    } else if (sizeof(Word) == 2 && rows % 8 == 0 && cols % 8 == 0 && bytes > Policy::kSmallTileMaxBytes16) {
         launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows16>, Policy::kTile,
                Policy::kBlockRows16);
+    } else if (bytes <= Policy::kSmallTileMaxBytes) {
+        launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows>, Policy::kSmallTile);
     } else {
         launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows>, Policy::kTile);
     }

@@ -143,9 +143,13 @@ struct TuningPolicy {
         static constexpr int kTile = 64;
         static constexpr int kBlockRows = 8;
         // Arrays of at most kSmallTileMaxBytes: kSmallTile x kSmallTile tiles, kSmallTile x
-        // kBlockRows threads (four times the blocks, for arrays that do not fill the GPU).
+        // kBlockRows threads (four times the blocks, for arrays that do not fill the GPU; up to
+        // 16 MiB they were faster, from 2048^2 f32 on 64 x 64 tiles were: BENCHMARKS.md,
+        // sector-aligned transpose writes). 2-byte rows and columns of 8s take them up to
+        // kSmallTileMaxBytes16.
         static constexpr int kSmallTile = 32;
-        static constexpr std::size_t kSmallTileMaxBytes = std::size_t{4} << 20;
+        static constexpr std::size_t kSmallTileMaxBytes = std::size_t{16} << 20;
+        static constexpr std::size_t kSmallTileMaxBytes16 = std::size_t{4} << 20;
         // Output rows that do not start on kSectorBytes boundaries: the tile kernel's
         // sector-aligned writes, for 4- and 8-byte elements (2-byte ones were not faster with
         // them), with kSmallTile tiles up to kSectorSmallTileMaxBytes (BENCHMARKS.md:
@@ -168,7 +172,8 @@ struct TuningPolicy {
         // where those apply (BENCHMARKS.md: the transposes with 32-bit positions). For 2-byte
         // ones it is up to kTilesFirstMaxElements16 elements, and for fewer than kBulkBoxRows rows
         // (the boxes would be part empty), with kBlockRows16 block rows where rows and columns are
-        // multiples of 8 (BENCHMARKS.md: sector-aligned transpose writes).
+        // multiples of 8 and the array is over kSmallTileMaxBytes16 (BENCHMARKS.md:
+        // sector-aligned transpose writes).
         static constexpr std::size_t kTilesFirstMaxElements16 = std::size_t{1} << 22;
         static constexpr bool small_index_tiles_first(std::size_t word_bytes, std::size_t rows,
                                                       std::size_t cols) {
