@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(kThreads)
         };
         // The launcher's grid (uncapped) gives every thread one round at most: that round is
         // straight-line code, and only a capped grid loops (a loop around the one round cost up to
-        // 0.4 us per launch: BENCHMARKS.md, one round of packs per thread).
+        // 0.4 us per launch: BENCHMARKS.md, vector_add's one round).
         const std::size_t round = threads * kPacksInFlight;
         add_round(thread);
         for (std::size_t p = thread + round; p < packs; p += round) add_round(p);

@@ -19,11 +19,11 @@ namespace gpucore::gpu {
 
 // kSectorBytes > 0: sector-aligned writes, for output rows that do not start on sectors of that
 // many bytes. There, two tiles that meet inside a sector would each write part of it, and partial
-// sector writes cost far more DRAM time than whole ones (BENCHMARKS.md: sector-aligned transpose
-// writes). So the block also holds the kHalo input rows above its tile, and output row j of the
-// tile writes [tile_row - s_j, tile_row + kTile - s_j), s_j being the shift onto that row's sector
-// boundary (the first tile starts at 0, the last one runs to the end). s_j depends on j alone, so
-// neighbouring tiles meet on sector boundaries and one block writes each sector whole.
+// sector writes cost the memory system far more than whole ones (BENCHMARKS.md: sector-aligned
+// transpose writes). So the block also holds the kHalo input rows above its tile, and output row j
+// of the tile writes [tile_row - s_j, tile_row + kTile - s_j), s_j being the shift onto that row's
+// sector boundary (the first tile starts at 0, the last one runs to the end). s_j depends on j
+// alone, so neighbouring tiles meet on sector boundaries and one block writes each sector whole.
 template <class Word, class Index, int kTile, int kBlockRows, int kSectorBytes>
 struct TileMover {
     static_assert(kTile % kBlockRows == 0, "tile rows split evenly");
