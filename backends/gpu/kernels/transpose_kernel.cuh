@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // transpose: out (cols x rows) = in (rows x cols)^T, row-major, any shape. A block moves one
 // kTile x kTile tile at a time through shared memory: rows of the tile are read coalesced from
-// `in` and written coalesced to `out`. The +1 column of padding puts the column walk of the second
-// phase on distinct banks (4-byte elements: 33-word stride; 8-byte: 66 words, conflict-free per
-// half-warp; 2-byte: 32.5 words, two lanes per bank in distinct words, at most 2-way). Blocks
-// stride over tiles, so any number of tiles fits one launch. Elements are moved as raw bits (Word
-// is a 2-, 4- or 8-byte unsigned type). Index is the type of every position and offset:
-// std::uint32_t when the array has fewer than 2^32 elements (the launcher checks), which costs
-// each thread far fewer instructions than 64-bit arithmetic; std::size_t otherwise.
+// `in` and written coalesced to `out`. Padding at the end of each tile row puts the column walk of
+// the second phase on distinct banks (one word for 4-byte elements: a 33-word stride; for 8-byte:
+// 66 words, conflict-free per half-warp; two words for 2-byte ones: 33 words, where one word
+// would give 32.5 and two-way conflicts, 1-6 % slower: BENCHMARKS.md, sector-aligned transpose
+// writes). Blocks stride over tiles, so any number of tiles fits one launch. Elements are moved as
+// raw bits (Word is a 2-, 4- or 8-byte unsigned type). Index is the type of every position and
+// offset: std::uint32_t when the array has fewer than 2^32 elements (the launcher checks), which
+// costs each thread far fewer instructions than 64-bit arithmetic; std::size_t otherwise.
 #pragma once
 
 #include <cstddef>
@@ -31,7 +32,9 @@ struct TileMover {
     static constexpr int kSector = kSectorWrites ? kSectorBytes / static_cast<int>(sizeof(Word)) : 1; // in elements
     // Input rows held above the tile: kSector - 1 at most are read, in whole block-row steps.
     static constexpr int kHalo = kSectorWrites ? (kSector - 1 + kBlockRows - 1) / kBlockRows * kBlockRows : 0;
-    using Buffer = Word[kTile + kHalo][kTile + 1];
+    // Row pitch in words (the padding: see the top of this file).
+    static constexpr int kPitch = kTile + (sizeof(Word) == 2 ? 2 : 1);
+    using Buffer = Word[kTile + kHalo][kPitch];
 
     const Word* in;
     Word* out;
