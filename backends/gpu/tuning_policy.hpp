@@ -143,8 +143,8 @@ struct TuningPolicy {
         static constexpr int kTile = 64;
         static constexpr int kBlockRows = 8;
         // Arrays of at most kSmallTileMaxBytes: kSmallTile x kSmallTile tiles, kSmallTile x
-        // kBlockRows threads (four times the blocks, for arrays that do not fill the GPU; up to
-        // 16 MiB they were faster, from 2048^2 f32 on 64 x 64 tiles were: BENCHMARKS.md,
+        // kBlockRows threads (four times the blocks, for arrays that do not fill the GPU: faster
+        // up to 16 MiB, f32 2048^2 included, while at f32 4096^2 64 x 64 tiles are; BENCHMARKS.md,
         // sector-aligned transpose writes). 2-byte rows and columns of 8s take them up to
         // kSmallTileMaxBytes16.
         static constexpr int kSmallTile = 32;
