@@ -126,15 +126,15 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
                       static_cast<std::uint32_t>(cols));
     };
     const std::size_t bytes = rows * cols * sizeof(Word);
-    constexpr int kSector = Policy::kSectorBytes;
-    const bool rows_off_sectors = (rows * sizeof(Word)) % kSector != 0 ||
-                                  reinterpret_cast<std::uintptr_t>(out) % kSector != 0;
+    constexpr int kSectorBytes = Policy::kSectorBytes;
+    const bool rows_off_sectors = (rows * sizeof(Word)) % kSectorBytes != 0 ||
+                                  reinterpret_cast<std::uintptr_t>(out) % kSectorBytes != 0;
     if (rows_off_sectors && Policy::sector_writes(sizeof(Word))) {
         if (bytes <= Policy::kSectorSmallTileMaxBytes) {
-            launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows, kSector>,
+            launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows, kSectorBytes>,
                    Policy::kSmallTile);
         } else {
-            launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows, kSector>, Policy::kTile);
+            launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows, kSectorBytes>, Policy::kTile);
         }
     } else if (sizeof(Word) == 2 && rows % 8 == 0 && cols % 8 == 0 && bytes > Policy::kSmallTileMaxBytes16) {
         launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows16>, Policy::kTile,
