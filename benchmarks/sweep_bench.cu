@@ -575,7 +575,8 @@ public:
         }
         if (cols >= 64) {
             plans.push_back({"block_per_row, split 1", forced(RowStrategy::block_per_row, 1)});
-            plans.push_back({"block_per_row, lean", gpucore::gpu::lean_row_plan(rows)});
+            plans.push_back({"block_per_row, lean", gpucore::gpu::lean_row_plan(rows, Policy::ReduceRows::kLeanRowThreads)});
+            plans.push_back({"block_per_row, lean 64", gpucore::gpu::lean_row_plan(rows, Policy::ReduceRows::kLeanMidRowThreads)});
         }
         // Few long rows: the split kernel with each row split over 2..16 blocks (a per-row ticket),
         // for the planner's split rule.

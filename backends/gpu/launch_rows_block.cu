@@ -23,6 +23,18 @@ std::size_t rows_split_wave_blocks(gpucore_dtype dtype, gpucore_reduce_op op,
     return blocks;
 }
 
+namespace {
+
+template <class T, class Op, int kThreads, int kMinBlocksPerSm>
+void launch_lean(const T* in, std::size_t rows, std::size_t cols, T* out, unsigned int grid,
+                 const LaunchContext& ctx) {
+    launch_kernel(reduce_rows_lean_kernel<T, Op, kThreads, TuningPolicy::ReduceRows::kLeanRowPacks,
+                                          kMinBlocksPerSm>,
+                  grid, kThreads, 0, ctx.stream, in, rows, cols, out);
+}
+
+} // namespace
+
 void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
                        std::size_t rows, std::size_t cols, void* out, const RowPlan& plan,
                        const LaunchContext& ctx) {
@@ -38,10 +50,13 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
         const auto* typed_in = static_cast<const T*>(in);
         auto* partials = static_cast<accumulator_of_t<T>*>(ctx.scratch.partials);
         if (plan.split == 1 && plan.per_lane == Policy::kLeanRowPacks) {
-            launch_kernel(reduce_rows_lean_kernel<T, Op, Policy::kLeanRowThreads, Policy::kLeanRowPacks,
-                                                  Policy::kLeanRowMinBlocksPerSm>,
-                          grid, Policy::kLeanRowThreads, 0, ctx.stream, typed_in, rows, cols,
-                          static_cast<T*>(out));
+            if (plan.lean_threads == Policy::kLeanMidRowThreads) {
+                launch_lean<T, Op, Policy::kLeanMidRowThreads, Policy::kLeanMidRowMinBlocksPerSm>(
+                    typed_in, rows, cols, static_cast<T*>(out), grid, ctx);
+            } else {
+                launch_lean<T, Op, Policy::kLeanRowThreads, Policy::kLeanRowMinBlocksPerSm>(
+                    typed_in, rows, cols, static_cast<T*>(out), grid, ctx);
+            }
         } else {
             launch_kernel(
                 reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread, 1>,

@@ -121,7 +121,10 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
     }
     RowPlan plan = block_plan(rows, split, partial_slots, ticket_slots);
     // Unsplit rows, few or many: the lean blocks.
-    if (plan.split == 1) plan.per_lane = Policy::kLeanRowPacks;
+    if (plan.split == 1) {
+        plan.per_lane = Policy::kLeanRowPacks;
+        plan.lean_threads = Policy::lean_row_threads(row_bytes);
+    }
     return plan;
 }
 
@@ -151,10 +154,11 @@ RowPlan warp_row_plan(std::size_t rows, int packs, const DeviceShape& device) {
     return warp_plan(rows, packs, device);
 }
 
-RowPlan lean_row_plan(std::size_t rows) {
+RowPlan lean_row_plan(std::size_t rows, int threads) {
     RowPlan plan;
     plan.strategy = RowStrategy::block_per_row;
     plan.per_lane = Policy::kLeanRowPacks;
+    plan.lean_threads = threads == Policy::kLeanMidRowThreads ? threads : Policy::kLeanRowThreads;
     plan.grid = clamp_grid(rows);
     return plan;
 }

@@ -117,6 +117,19 @@ struct TuningPolicy {
         static constexpr int kLeanRowPacks = 8;
         static constexpr int kLeanRowMinBlocksPerSm = 8;
         static constexpr std::size_t kLeanRowMinBytes = 8192;
+        // Lean rows of kLeanMidRowMinBytes to kLeanMidRowMaxBytes: blocks of kLeanMidRowThreads,
+        // kLeanMidRowMinBlocksPerSm per SM (the same registers, twice the blocks of half the
+        // size), the faster of the two there at every element size timed, while on 8 KiB rows and
+        // on rows of 24 KiB and more the 128-thread blocks are (BENCHMARKS.md: lean blocks for
+        // rows of 12 to 20 KiB).
+        static constexpr int kLeanMidRowThreads = 64;
+        static constexpr int kLeanMidRowMinBlocksPerSm = 16;
+        static constexpr std::size_t kLeanMidRowMinBytes = 12 << 10;
+        static constexpr std::size_t kLeanMidRowMaxBytes = 20 << 10;
+        static constexpr int lean_row_threads(std::size_t row_bytes) {
+            return row_bytes >= kLeanMidRowMinBytes && row_bytes <= kLeanMidRowMaxBytes ? kLeanMidRowThreads
+                                                                                      : kLeanRowThreads;
+        }
         // Rows that are not whole packs (row starts at differing alignments) of elements under
         // kLeanRowUnevenMinElementBytes keep the warp-per-row rules: there a warp per row is the
         // faster kernel.

@@ -108,8 +108,31 @@ TEST(ReduceRowsPlan, RowsOf8KiBAndMoreGetALeanBlockEach) {
         EXPECT_EQ(p.per_lane, TuningPolicy::ReduceRows::kLeanRowPacks) << rows << " x " << cols << " x " << bytes;
         EXPECT_EQ(p.grid, rows) << rows << " x " << cols << " x " << bytes;
     }
-    EXPECT_EQ(gpucore::gpu::lean_row_plan(77).per_lane, TuningPolicy::ReduceRows::kLeanRowPacks);
-    EXPECT_EQ(gpucore::gpu::lean_row_plan(77).grid, 77u);
+    EXPECT_EQ(gpucore::gpu::lean_row_plan(77, 128).per_lane, TuningPolicy::ReduceRows::kLeanRowPacks);
+    EXPECT_EQ(gpucore::gpu::lean_row_plan(77, 128).grid, 77u);
+    EXPECT_EQ(gpucore::gpu::lean_row_plan(77, 64).lean_threads, 64);
+    EXPECT_EQ(gpucore::gpu::lean_row_plan(77, 100).lean_threads, 128); // no kernel has 100
+}
+
+// Lean rows of 12 to 20 KiB take blocks of 64 threads, other lean rows blocks of 128.
+TEST(ReduceRowsPlan, LeanRowsOf12To20KiBTakeHalfSizeBlocks) {
+    const auto threads = [](std::size_t rows, std::size_t cols, std::size_t bytes) {
+        const RowPlan p = plan_reduce_rows(rows, cols, kH100, kPartials, kTickets, 0, bytes);
+        EXPECT_EQ(p.strategy, RowStrategy::block_per_row) << rows << " x " << cols << " x " << bytes;
+        EXPECT_EQ(p.per_lane, TuningPolicy::ReduceRows::kLeanRowPacks) << rows << " x " << cols;
+        return p.lean_threads;
+    };
+    EXPECT_EQ(threads(4096, 4096, 4), 64);   // 16 KiB
+    EXPECT_EQ(threads(8192, 2048, 8), 64);   // 16 KiB
+    EXPECT_EQ(threads(4096, 8192, 2), 64);   // 16 KiB
+    EXPECT_EQ(threads(5461, 3072, 4), 64);   // 12 KiB
+    EXPECT_EQ(threads(3276, 5120, 4), 64);   // 20 KiB
+    EXPECT_EQ(threads(3276, 5124, 4), 128);  // just over 20 KiB
+    EXPECT_EQ(threads(6553, 3068, 4), 128);  // just under 12 KiB
+    EXPECT_EQ(threads(8192, 2048, 4), 128);  // 8 KiB
+    EXPECT_EQ(threads(2048, 8192, 4), 128);  // 32 KiB
+    EXPECT_EQ(threads(2048, 1 << 17, 4), 128);
+    EXPECT_EQ(threads(3353, 2003, 8), 64);   // 16024 B of 8-byte elements, not whole packs
 }
 
 // A warp per row keeps 4 packs per lane in flight on rows of 1, 2 or 4 KiB, and on every row of

@@ -114,9 +114,13 @@ TYPED_TEST(ReduceRows, SplitKernelWithOneBlockPerRow) {
 TYPED_TEST(ReduceRows, LeanBlocksOnAnyShape) {
     for (const Shape& s : {Shape{1, 1}, Shape{3, 31}, Shape{17, 4099}, Shape{5, 300007}, Shape{300, 2048},
                            Shape{77, 16385}, Shape{2, 70001}, Shape{9, 1023}}) {
-        const RowPlan plan = gpucore::gpu::lean_row_plan(s.rows);
-        ASSERT_EQ(plan.per_lane, TuningPolicy::ReduceRows::kLeanRowPacks);
-        for (gpucore_reduce_op op : kAllOps) this->check(s.rows, s.cols, op, &plan);
+        using Policy = TuningPolicy::ReduceRows;
+        for (int threads : {Policy::kLeanRowThreads, Policy::kLeanMidRowThreads}) {
+            const RowPlan plan = gpucore::gpu::lean_row_plan(s.rows, threads);
+            ASSERT_EQ(plan.per_lane, Policy::kLeanRowPacks);
+            ASSERT_EQ(plan.lean_threads, threads);
+            for (gpucore_reduce_op op : kAllOps) this->check(s.rows, s.cols, op, &plan);
+        }
     }
 }
 
