@@ -26,7 +26,9 @@ std::size_t clamp_grid(std::size_t blocks) {
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
-RowPlan sub_warp_plan(std::size_t rows, int width, int per_lane, const DeviceShape& device) {
+// whole_grid: a block for every rows_per_block_pass rows; otherwise at most the resident blocks.
+RowPlan sub_warp_plan(std::size_t rows, int width, int per_lane, const DeviceShape& device,
+                      bool whole_grid = false) {
     RowPlan plan;
     plan.strategy = RowStrategy::sub_warp;
     plan.logical_width = width;
@@ -34,8 +36,9 @@ RowPlan sub_warp_plan(std::size_t rows, int width, int per_lane, const DeviceSha
     const std::size_t rows_per_block_pass =
         static_cast<std::size_t>(Policy::kSubWarpThreads / width) *
         static_cast<std::size_t>(Policy::sub_warp_rows_in_flight(per_lane));
-    plan.grid = clamp_grid(std::min(ceil_div(rows, rows_per_block_pass),
-                                    resident_blocks(device, Policy::kSubWarpThreads)));
+    const std::size_t blocks = ceil_div(rows, rows_per_block_pass);
+    plan.grid = clamp_grid(whole_grid ? blocks
+                                      : std::min(blocks, resident_blocks(device, Policy::kSubWarpThreads)));
     return plan;
 }
 
@@ -85,7 +88,8 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
                          std::size_t split_wave_blocks, std::size_t element_bytes) {
     int width = 0, per_lane = 1;
     if (planned_sub_warp_shape(cols, element_bytes, width, per_lane)) {
-        return sub_warp_plan(rows, width, per_lane, device);
+        return sub_warp_plan(rows, width, per_lane, device,
+                             Policy::sub_warp_whole_grid(rows, cols * element_bytes));
     }
     // A warp per row needs enough rows to occupy the SMs; with few rows, blocks split them.
     const auto sms = static_cast<std::size_t>(device.sm_count);

@@ -85,6 +85,15 @@ struct TuningPolicy {
         static constexpr int kSubWarpStridedMinWidth = 4;
         static constexpr int kSubWarpStridedMaxWidth = 16;
         static constexpr int kSubWarpThreads = 256;
+        // The sub-warp grid is the resident blocks (each group loops over rows), except for at
+        // least kSubWarpWholeGridMinRows rows of at least kSubWarpWholeGridMinRowBytes bytes (f32
+        // from 50 columns, f64 from 25): there a block per rows_per_block_pass rows is faster
+        // (BENCHMARKS.md: the whole sub-warp grid).
+        static constexpr std::size_t kSubWarpWholeGridMinRows = std::size_t{1} << 20;
+        static constexpr std::size_t kSubWarpWholeGridMinRowBytes = 200;
+        static constexpr bool sub_warp_whole_grid(std::size_t rows, std::size_t row_bytes) {
+            return rows >= kSubWarpWholeGridMinRows && row_bytes >= kSubWarpWholeGridMinRowBytes;
+        }
         // Loads each lane issues before reducing: rows in flight = this / elements per lane.
         static constexpr int kSubWarpLoadsInFlight = 8;
         static constexpr int sub_warp_rows_in_flight(int per_lane) {

@@ -56,6 +56,25 @@ TEST(ReduceRowsPlan, ShortRowShapesByColumnsAndElementSize) {
     EXPECT_NE(plan_reduce_rows(1 << 20, 65, kH100, kPartials, kTickets).strategy, RowStrategy::sub_warp);
 }
 
+// Sub-warp grids hold at most the resident blocks (132 SMs x 8 blocks of 256 threads), except for
+// 2^20 rows or more of 200 bytes or more: a block for every 32 rows (8 lanes, 1 row in flight).
+TEST(ReduceRowsPlan, SubWarpGridIsWholeForManyRowsOf200BytesOrMore) {
+    const auto grid = [](std::size_t rows, std::size_t cols, std::size_t bytes) {
+        const RowPlan p = plan_reduce_rows(rows, cols, kH100, kPartials, kTickets, 0, bytes);
+        EXPECT_EQ(p.strategy, RowStrategy::sub_warp) << rows << " x " << cols << " x " << bytes;
+        return p.grid;
+    };
+    EXPECT_EQ(grid(1 << 22, 63, 4), (1u << 22) / 32);
+    EXPECT_EQ(grid(1 << 20, 50, 4), (1u << 20) / 32);
+    EXPECT_EQ(grid((1 << 20) + 1, 64, 4), (1u << 20) / 32 + 1);
+    EXPECT_EQ(grid(1 << 22, 25, 8), (1u << 22) / 64);      // 4 lanes of 8: 64 rows per pass
+    EXPECT_EQ(grid(1 << 22, 49, 4), 1056u);                // 196 bytes
+    EXPECT_EQ(grid((1 << 20) - 1, 64, 4), 1056u);          // fewer rows
+    EXPECT_EQ(grid(1 << 22, 64, 2), 1056u);                // 128 bytes
+    EXPECT_EQ(grid(1 << 22, 24, 8), 1056u);                // 192 bytes
+    EXPECT_EQ(grid(1000, 64, 4), 32u);                     // fewer rows than the resident blocks take
+}
+
 TEST(ReduceRowsPlan, SubWarpPlansForEveryElementsPerLane) {
     using gpucore::gpu::sub_warp_row_plan;
     const RowPlan one = sub_warp_row_plan(1000, 32, 1, kH100);
