@@ -18,7 +18,8 @@
 //
 // Each side is timed in two rounds, in the order gpucore, peers..., peers reversed, gpucore (a clock
 // drifting during a case falls on every side alike), each round the median of --reps event-timed
-// runs after warm-up, each run after an L2 flush (bench_support.cuh). Every gpucore result, and
+// runs after warm-up (more where one run takes under 1 / --reps ms, up to 51: case_settings), each
+// run after an L2 flush (bench_support.cuh). Every gpucore result, and
 // every variant's, is checked against a peer's on the device (exact for integers and vector_add,
 // within float rounding for float sums) so a fast wrong answer is caught.
 //
@@ -43,6 +44,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cmath>
 #include <cstring>
 #include <ctime>
@@ -113,6 +115,7 @@ struct Case {
     std::vector<Side> variants; // reduce_rows: the launcher's plans, raw
     double copy_ms = 0;         // D2D copy of the same bytes moved (vector_add, transpose)
     double copy_goal = 0;       // transpose: the fraction of the copy to reach
+    int reps_per_round = 0;     // timed runs per side and round
     std::string best_peer;
     double best_peer_ms = 0;
     bool verified = false;
@@ -239,33 +242,55 @@ public:
 
     // ---- timing ----
 
-    double round_ms(Side& s) {
+    double round_ms(Side& s, const bench::Settings& settings) {
         BENCH_CUDA(cudaDeviceSynchronize());
-        if (s.on_gpucore) return bench::time_gpucore_ms(stream_, flush_, flush_out_, opt_.settings, s.enqueue);
-        return bench::time_cuda_ms(raw_, flush_.data(), flush_count_ * 4, opt_.settings, s.enqueue);
+        if (s.on_gpucore) return bench::time_gpucore_ms(stream_, flush_, flush_out_, settings, s.enqueue);
+        return bench::time_cuda_ms(raw_, flush_.data(), flush_count_ * 4, settings, s.enqueue);
     }
 
     // Each side untimed for a few milliseconds first (memory allocated moments ago runs slow for
-    // its first uses; the first side timed would pay for it).
-    void settle(Side& s) {
+    // its first uses; the first side timed would pay for it). Returns the mean milliseconds of one
+    // enqueue, host time included.
+    double settle(Side& s) {
         constexpr double kSettleMs = 8;
-        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(kSettleMs);
+        const auto start = std::chrono::steady_clock::now();
+        const auto until = start + std::chrono::duration<double, std::milli>(kSettleMs);
+        int runs = 0;
         do {
             for (int i = 0; i < 4; ++i) s.enqueue();
+            runs += 4;
             if (s.on_gpucore) stream_.synchronize();
             else BENCH_CUDA(cudaStreamSynchronize(raw_));
         } while (std::chrono::steady_clock::now() < until);
+        const std::chrono::duration<double, std::milli> spent = std::chrono::steady_clock::now() - start;
+        return spent.count() / runs;
+    }
+
+    // Runs per round for a case whose slowest side takes `slowest_ms`: --reps, or more for short
+    // work, up to kMaxRepsPerRound, so that a round times about kRoundWorkMs of work. The median of
+    // a few runs of a few microseconds moves by more than the differences between the sides.
+    bench::Settings case_settings(double slowest_ms) const {
+        constexpr double kRoundWorkMs = 1.0;
+        constexpr int kMaxRepsPerRound = 51;
+        bench::Settings settings = opt_.settings;
+        const double wanted = std::ceil(kRoundWorkMs / std::max(slowest_ms, 1e-6));
+        settings.reps = static_cast<int>(
+            std::clamp<double>(wanted, opt_.settings.reps, std::max(kMaxRepsPerRound, opt_.settings.reps)));
+        return settings;
     }
 
     // sides[0] is gpucore. Order: 0, 1, ..., k, k, ..., 1, 0; each side's time is the mean of its
-    // two round medians.
-    void time_sides(std::vector<Side*> sides) {
-        for (Side* s : sides) settle(*s);
+    // two round medians. Every side of a case is timed with the same number of runs, returned.
+    int time_sides(std::vector<Side*> sides) {
+        double slowest_ms = 0;
+        for (Side* s : sides) slowest_ms = std::max(slowest_ms, settle(*s));
+        const bench::Settings settings = case_settings(slowest_ms);
         std::vector<double> first(sides.size());
-        for (std::size_t i = 0; i < sides.size(); ++i) first[i] = round_ms(*sides[i]);
-        for (std::size_t i = sides.size(); i-- > 0;) sides[i]->ms = 0.5 * (first[i] + round_ms(*sides[i]));
+        for (std::size_t i = 0; i < sides.size(); ++i) first[i] = round_ms(*sides[i], settings);
+        for (std::size_t i = sides.size(); i-- > 0;) sides[i]->ms = 0.5 * (first[i] + round_ms(*sides[i], settings));
         BENCH_CUDA(cudaDeviceSynchronize());
         BENCH_CUDA(cudaGetLastError());
+        return settings.reps;
     }
 
     // Times gpucore, the peers and the variants of `c` (copy: its own side), then picks the best peer.
@@ -273,7 +298,7 @@ public:
         std::vector<Side*> sides{&ours};
         for (Side& p : c.peers) sides.push_back(&p);
         if (copy) sides.push_back(copy);
-        time_sides(sides);
+        c.reps_per_round = time_sides(sides);
         c.gpucore_ms = ours.ms;
         if (copy) c.copy_ms = copy->ms;
         for (const Side& p : c.peers) {
@@ -852,6 +877,7 @@ bool Sweep::write_json(const std::string& path, double seconds) const {
             f << ", \"copy_ms\": " << json_number(c.copy_ms) << ", \"copy_fraction\": " << json_number(c.copy_fraction());
         }
         if (c.copy_goal > 0) f << ", \"copy_goal\": " << json_number(c.copy_goal);
+        f << ", \"reps_per_round\": " << c.reps_per_round;
         f << ", \"verified\": " << (c.verified ? "true" : "false") << ", \"check\": " << json_string(c.check)
           << ",\n     \"peers\": [";
         for (std::size_t p = 0; p < c.peers.size(); ++p) f << (p ? ", " : "") << side_json(c.peers[p]);
