@@ -602,6 +602,7 @@ public:
             plans.push_back({"block_per_row, split 1", forced(RowStrategy::block_per_row, 1)});
             plans.push_back({"block_per_row, lean", gpucore::gpu::lean_row_plan(rows, Policy::ReduceRows::kLeanRowThreads)});
             plans.push_back({"block_per_row, lean 64", gpucore::gpu::lean_row_plan(rows, Policy::ReduceRows::kLeanMidRowThreads)});
+            plans.push_back({"block_per_row, lean 256", gpucore::gpu::lean_row_plan(rows, Policy::ReduceRows::kLeanWideRowThreads)});
         }
         // Few long rows: the split kernel with each row split over 2..16 blocks (a per-row ticket),
         // for the planner's split rule.

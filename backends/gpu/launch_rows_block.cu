@@ -53,6 +53,9 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
             if (plan.lean_threads == Policy::kLeanMidRowThreads) {
                 launch_lean<T, Op, Policy::kLeanMidRowThreads, Policy::kLeanMidRowMinBlocksPerSm>(
                     typed_in, rows, cols, static_cast<T*>(out), grid, ctx);
+            } else if (plan.lean_threads == Policy::kLeanWideRowThreads) {
+                launch_lean<T, Op, Policy::kLeanWideRowThreads, Policy::kLeanWideRowMinBlocksPerSm>(
+                    typed_in, rows, cols, static_cast<T*>(out), grid, ctx);
             } else {
                 launch_lean<T, Op, Policy::kLeanRowThreads, Policy::kLeanRowMinBlocksPerSm>(
                     typed_in, rows, cols, static_cast<T*>(out), grid, ctx);

@@ -127,7 +127,7 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
     // Unsplit rows, few or many: the lean blocks.
     if (plan.split == 1) {
         plan.per_lane = Policy::kLeanRowPacks;
-        plan.lean_threads = Policy::lean_row_threads(row_bytes);
+        plan.lean_threads = Policy::lean_row_threads(rows, row_bytes, sms);
     }
     return plan;
 }
@@ -162,7 +162,9 @@ RowPlan lean_row_plan(std::size_t rows, int threads) {
     RowPlan plan;
     plan.strategy = RowStrategy::block_per_row;
     plan.per_lane = Policy::kLeanRowPacks;
-    plan.lean_threads = threads == Policy::kLeanMidRowThreads ? threads : Policy::kLeanRowThreads;
+    plan.lean_threads = threads == Policy::kLeanMidRowThreads || threads == Policy::kLeanWideRowThreads
+                            ? threads
+                            : Policy::kLeanRowThreads;
     plan.grid = clamp_grid(rows);
     return plan;
 }

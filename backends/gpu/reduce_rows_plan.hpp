@@ -23,8 +23,8 @@ struct RowPlan {
                             // block_per_row: kLeanRowPacks (split 1), the lean blocks; anything
                             // else, the split kernel
     std::size_t split = 1;  // block_per_row: blocks per row
-    int lean_threads = 0;   // block_per_row, the lean blocks: threads per block (kLeanRowThreads
-                            // or kLeanMidRowThreads)
+    int lean_threads = 0;   // block_per_row, the lean blocks: threads per block (kLeanRowThreads,
+                            // kLeanMidRowThreads or kLeanWideRowThreads)
     std::size_t grid = 0;   // blocks to launch (> 0 whenever rows > 0)
 };
 
@@ -55,8 +55,8 @@ RowPlan sub_warp_row_plan(std::size_t rows, std::size_t cols, int per_lane, cons
 RowPlan warp_row_plan(std::size_t rows, int packs, const DeviceShape& device);
 
 // A plan of the lean one-block-per-row kernel (TuningPolicy::ReduceRows::kLeanRow*) with blocks of
-// `threads` (kLeanRowThreads or kLeanMidRowThreads; any other value gives the first), for tests
-// and benchmarks.
+// `threads` (kLeanRowThreads, kLeanMidRowThreads or kLeanWideRowThreads; any other value gives the
+// first), for tests and benchmarks.
 RowPlan lean_row_plan(std::size_t rows, int threads);
 
 // Whether the launcher has a sub-warp kernel of `width` lanes and `per_lane` elements per lane

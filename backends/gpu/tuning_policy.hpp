@@ -135,7 +135,16 @@ struct TuningPolicy {
         static constexpr int kLeanMidRowMinBlocksPerSm = 16;
         static constexpr std::size_t kLeanMidRowMinBytes = 12 << 10;
         static constexpr std::size_t kLeanMidRowMaxBytes = 20 << 10;
-        static constexpr int lean_row_threads(std::size_t row_bytes) {
+        // Fewer lean rows than kLeanWideRowMaxRowsPerSm per SM, of at least kLeanWideRowMinBytes:
+        // blocks of kLeanWideRowThreads, kLeanWideRowMinBlocksPerSm per SM (more loads in flight
+        // per row where the rows leave SMs short of blocks; BENCHMARKS.md: lean blocks for rows of
+        // 12 to 20 KiB and for few long rows).
+        static constexpr int kLeanWideRowThreads = 256;
+        static constexpr int kLeanWideRowMinBlocksPerSm = 4;
+        static constexpr std::size_t kLeanWideRowMaxRowsPerSm = 4;
+        static constexpr std::size_t kLeanWideRowMinBytes = 64 << 10;
+        static constexpr int lean_row_threads(std::size_t rows, std::size_t row_bytes, std::size_t sms) {
+            if (rows < sms * kLeanWideRowMaxRowsPerSm && row_bytes >= kLeanWideRowMinBytes) return kLeanWideRowThreads;
             return row_bytes >= kLeanMidRowMinBytes && row_bytes <= kLeanMidRowMaxBytes ? kLeanMidRowThreads
                                                                                       : kLeanRowThreads;
         }

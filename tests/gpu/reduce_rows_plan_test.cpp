@@ -154,6 +154,24 @@ TEST(ReduceRowsPlan, LeanRowsOf12To20KiBTakeHalfSizeBlocks) {
     EXPECT_EQ(threads(3353, 2003, 8), 64);   // 16024 B of 8-byte elements, not whole packs
 }
 
+// Fewer lean rows than 4 per SM (528 on 132 SMs), of 64 KiB or more: blocks of 256 threads.
+TEST(ReduceRowsPlan, FewLeanRowsOf64KiBOrMoreTakeWideBlocks) {
+    const auto threads = [](std::size_t rows, std::size_t cols, std::size_t bytes) {
+        const RowPlan p = plan_reduce_rows(rows, cols, kH100, kPartials, kTickets, 132 * 3, bytes);
+        EXPECT_EQ(p.strategy, RowStrategy::block_per_row) << rows << " x " << cols << " x " << bytes;
+        EXPECT_EQ(p.split, 1u) << rows << " x " << cols << " x " << bytes;
+        EXPECT_EQ(p.per_lane, TuningPolicy::ReduceRows::kLeanRowPacks) << rows << " x " << cols;
+        return p.lean_threads;
+    };
+    EXPECT_EQ(threads(256, 1 << 16, 4), 256);
+    EXPECT_EQ(threads(527, 1 << 15, 4), 256);
+    EXPECT_EQ(threads(512, 1 << 15, 2), 256);  // 64 KiB
+    EXPECT_EQ(threads(264, 1 << 16, 8), 256);
+    EXPECT_EQ(threads(528, 1 << 15, 4), 128);  // 4 rows per SM
+    EXPECT_EQ(threads(512, 16380, 4), 128);    // just under 64 KiB
+    EXPECT_EQ(threads(500, 4096, 4), 64);      // 16 KiB
+}
+
 // A warp per row keeps 4 packs per lane in flight on rows of 1, 2 or 4 KiB, and on every row of
 // 8-byte elements from 1 KiB on; 2 on other rows.
 TEST(ReduceRowsPlan, WarpRowsOfWholeKiBsKeepMorePacksInFlight) {

@@ -115,7 +115,7 @@ TYPED_TEST(ReduceRows, LeanBlocksOnAnyShape) {
     for (const Shape& s : {Shape{1, 1}, Shape{3, 31}, Shape{17, 4099}, Shape{5, 300007}, Shape{300, 2048},
                            Shape{77, 16385}, Shape{2, 70001}, Shape{9, 1023}}) {
         using Policy = TuningPolicy::ReduceRows;
-        for (int threads : {Policy::kLeanRowThreads, Policy::kLeanMidRowThreads}) {
+        for (int threads : {Policy::kLeanRowThreads, Policy::kLeanMidRowThreads, Policy::kLeanWideRowThreads}) {
             const RowPlan plan = gpucore::gpu::lean_row_plan(s.rows, threads);
             ASSERT_EQ(plan.per_lane, Policy::kLeanRowPacks);
             ASSERT_EQ(plan.lean_threads, threads);
