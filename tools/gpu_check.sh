@@ -101,6 +101,10 @@ NCU=$(find_cuda_tool ncu || true)
 
 : >"$REPORT/report.txt"
 COMMIT=${GPUCORE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo 'unknown (no git checkout)')}
+# A copy of a working tree may carry the .git of an older commit: say when tracked files differ.
+if [ -z "${GPUCORE_COMMIT:-}" ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+  COMMIT="$COMMIT + changes to tracked files"
+fi
 echo "gpucore GPU check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $COMMIT" \
   | tee -a "$REPORT/report.txt"
 
