@@ -88,7 +88,7 @@ struct TuningPolicy {
         // The sub-warp grid is the resident blocks (each group loops over rows), except for at
         // least kSubWarpWholeGridMinRows rows of at least kSubWarpWholeGridMinRowBytes bytes (f32
         // from 50 columns, f64 from 25): there a block per rows_per_block_pass rows is faster
-        // (BENCHMARKS.md: the whole sub-warp grid).
+        // (BENCHMARKS.md: the whole sub-warp grid for many rows of 200 bytes or more).
         static constexpr std::size_t kSubWarpWholeGridMinRows = std::size_t{1} << 20;
         static constexpr std::size_t kSubWarpWholeGridMinRowBytes = 200;
         static constexpr bool sub_warp_whole_grid(std::size_t rows, std::size_t row_bytes) {
@@ -128,17 +128,17 @@ struct TuningPolicy {
         static constexpr std::size_t kLeanRowMinBytes = 8192;
         // Lean rows of kLeanMidRowMinBytes to kLeanMidRowMaxBytes: blocks of kLeanMidRowThreads,
         // kLeanMidRowMinBlocksPerSm per SM (the same registers, twice the blocks of half the
-        // size), the faster of the two there at every element size timed, while on 8 KiB rows and
-        // on rows of 24 KiB and more the 128-thread blocks are (BENCHMARKS.md: lean blocks for
-        // rows of 12 to 20 KiB).
+        // size): faster at 12, 16 and 20 KiB for every element size timed, level at 14 KiB, while
+        // on 8 KiB rows and on rows of 24 KiB and more the 128-thread blocks are faster
+        // (BENCHMARKS.md: lean blocks of 64 threads for rows of 12 to 20 KiB).
         static constexpr int kLeanMidRowThreads = 64;
         static constexpr int kLeanMidRowMinBlocksPerSm = 16;
         static constexpr std::size_t kLeanMidRowMinBytes = 12 << 10;
         static constexpr std::size_t kLeanMidRowMaxBytes = 20 << 10;
         // Fewer lean rows than kLeanWideRowMaxRowsPerSm per SM, of at least kLeanWideRowMinBytes:
-        // blocks of kLeanWideRowThreads, kLeanWideRowMinBlocksPerSm per SM (more loads in flight
-        // per row where the rows leave SMs short of blocks; BENCHMARKS.md: lean blocks for rows of
-        // 12 to 20 KiB and for few long rows).
+        // blocks of kLeanWideRowThreads, kLeanWideRowMinBlocksPerSm per SM: more loads in flight
+        // per row where the rows leave SMs short of blocks (BENCHMARKS.md: lean blocks of 256
+        // threads for few long rows).
         static constexpr int kLeanWideRowThreads = 256;
         static constexpr int kLeanWideRowMinBlocksPerSm = 4;
         static constexpr std::size_t kLeanWideRowMaxRowsPerSm = 4;
