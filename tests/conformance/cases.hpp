@@ -96,7 +96,8 @@ const std::vector<std::size_t>& awkward_sizes();
 // and 64, a large odd 5003x3001, many short rows 2^16x16 and its transpose, few long rows 4x2^20.
 const std::vector<Shape>& transpose_shapes();
 // Shapes for reduce_rows: the same families, chosen for the row-length strategies a backend picks
-// (several rows per warp, a block per row, several blocks per row).
+// (several rows per warp, a block per row, several blocks per row), with few rows of 64 KiB
+// (f32 3 x 16384) and rows of 12 KiB (f32 9 x 3072) for the GPU planner's other lean-block sizes.
 const std::vector<Shape>& reduce_rows_shapes();
 
 // Case lists over conformance_devices().
