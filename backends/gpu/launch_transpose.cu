@@ -11,6 +11,7 @@
 #include "gpucore/element_types.hpp"
 #include "kernels/transpose_bulk_kernel.cuh"
 #include "kernels/transpose_kernel.cuh"
+#include "kernels/transpose_pairs_kernel.cuh"
 #include "launch.hpp"
 #include "op_slot.hpp"
 #include "occupancy.hpp"
@@ -107,7 +108,8 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
 
 // The tile kernel: kSmallTile tiles for small arrays, kTile otherwise; 32-bit positions when every
 // element's fits (`small`: small_index). Output rows off 32-byte sectors take sector-aligned writes
-// where the policy says they pay, and 2-byte rows and columns of 8s their own block shape.
+// where the policy says they pay (the pair-write kernel for 2-byte elements), and 2-byte arrays
+// over kSmallTileMaxBytes16 their own block shape.
 template <class Word>
 void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t cols, bool small,
                      const LaunchContext& ctx) {
@@ -129,6 +131,18 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
     constexpr int kSectorBytes = Policy::kSectorBytes;
     const bool rows_off_sectors = (rows * sizeof(Word)) % kSectorBytes != 0 ||
                                   reinterpret_cast<std::uintptr_t>(out) % kSectorBytes != 0;
+    if constexpr (sizeof(Word) == 2) {
+        if (rows_off_sectors && Policy::pair_writes(sizeof(Word), rows, bytes)) {
+            constexpr std::size_t kTileRows = Policy::kPairTileRows;
+            constexpr std::size_t kTileCols = Policy::kPairTileCols;
+            const std::size_t tiles = ((rows + kTileRows - 1) / kTileRows) * ((cols + kTileCols - 1) / kTileCols);
+            launch_kernel(transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairTileCols, Policy::kPairBlockRows>,
+                          static_cast<unsigned int>(std::min<std::size_t>(tiles, INT_MAX)),
+                          dim3(Policy::kPairTileCols, Policy::kPairBlockRows), 0, ctx.stream, words_in, words_out,
+                          static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
+            return;
+        }
+    }
     if (rows_off_sectors && Policy::sector_writes(sizeof(Word))) {
         if (bytes <= Policy::kSectorSmallTileMaxBytes) {
             launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows, kSectorBytes>,
@@ -136,7 +150,7 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
         } else {
             launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows, kSectorBytes>, Policy::kTile);
         }
-    } else if (sizeof(Word) == 2 && rows % 8 == 0 && cols % 8 == 0 && bytes > Policy::kSmallTileMaxBytes16) {
+    } else if (sizeof(Word) == 2 && bytes > Policy::kSmallTileMaxBytes16) {
         launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows16>, Policy::kTile,
                Policy::kBlockRows16);
     } else if (bytes <= Policy::kSmallTileMaxBytes) {

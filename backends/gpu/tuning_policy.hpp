@@ -176,8 +176,7 @@ struct TuningPolicy {
         // Arrays of at most kSmallTileMaxBytes: kSmallTile x kSmallTile tiles, kSmallTile x
         // kBlockRows threads (four times the blocks, for arrays that do not fill the GPU: faster
         // up to 16 MiB, f32 2048^2 included, while at f32 4096^2 64 x 64 tiles are; BENCHMARKS.md,
-        // sector-aligned transpose writes). 2-byte rows and columns of 8s take them up to
-        // kSmallTileMaxBytes16.
+        // sector-aligned transpose writes). 2-byte elements take them up to kSmallTileMaxBytes16.
         static constexpr int kSmallTile = 32;
         static constexpr std::size_t kSmallTileMaxBytes = std::size_t{16} << 20;
         static constexpr std::size_t kSmallTileMaxBytes16 = std::size_t{4} << 20;
@@ -188,6 +187,18 @@ struct TuningPolicy {
         static constexpr int kSectorBytes = 32;
         static constexpr std::size_t kSectorSmallTileMaxBytes = std::size_t{32} << 20;
         static constexpr bool sector_writes(std::size_t word_bytes) { return word_bytes >= 4; }
+        // 2-byte elements there: the pair-write kernel (transpose_pairs_kernel.cuh), tiles of
+        // kPairTileRows x kPairTileCols, kPairTileCols x kPairBlockRows threads, for arrays over
+        // kSmallTileMaxBytes of at least kPairMinRows rows. Smaller arrays, and fewer rows (whose
+        // last tile row is mostly empty), were faster with the tile kernel (BENCHMARKS.md: 2-byte
+        // transposes off sectors).
+        static constexpr int kPairTileRows = 128;
+        static constexpr int kPairTileCols = 32;
+        static constexpr int kPairBlockRows = 4;
+        static constexpr std::size_t kPairMinRows = 4 * kPairTileRows;
+        static constexpr bool pair_writes(std::size_t word_bytes, std::size_t rows, std::size_t bytes) {
+            return word_bytes == 2 && rows >= kPairMinRows && bytes > kSmallTileMaxBytes;
+        }
         // Rows and columns multiples of the vector width (16 bytes): 16-byte loads and stores,
         // tiles of kVectorThreadsX * width elements (the fastest shape timed).
         static constexpr int kVectorThreadsX = 8;
@@ -202,9 +213,9 @@ struct TuningPolicy {
         // 4- and 8-byte elements that kernel is faster than the vector and bulk-copy kernels even
         // where those apply (BENCHMARKS.md: the transposes with 32-bit positions). For 2-byte
         // ones it is up to kTilesFirstMaxElements16 elements, and for fewer than kBulkBoxRows rows
-        // (the boxes would be part empty), with kBlockRows16 block rows where rows and columns are
-        // multiples of 8 and the array is over kSmallTileMaxBytes16 (BENCHMARKS.md:
-        // sector-aligned transpose writes).
+        // (the boxes would be part empty). 2-byte arrays over kSmallTileMaxBytes16 take the tile
+        // kernel with kBlockRows16 block rows, any shape (BENCHMARKS.md: sector-aligned transpose
+        // writes; 2-byte transposes off sectors).
         static constexpr std::size_t kTilesFirstMaxElements16 = std::size_t{1} << 22;
         static constexpr bool small_index_tiles_first(std::size_t word_bytes, std::size_t rows,
                                                       std::size_t cols) {

@@ -83,6 +83,19 @@ TYPED_TEST(Transpose, OutputRowsOffSectors) {
     this->check(4099, 2051, 0);
 }
 
+// 2-byte arrays over 16 MiB whose output rows start off sectors: the pair-write kernel (odd and
+// even row counts, the last tile row nearly empty, outputs at element offsets, rows on sectors with
+// the output off them), and just under its row minimum (the tile kernel).
+TYPED_TEST(Transpose, TwoByteOutputRowsOffSectorsOverSixteenMiB) {
+    if (sizeof(TypeParam) != 2) GTEST_SKIP() << "2-byte elements only";
+    const std::pair<std::size_t, std::size_t> shapes[] = {{513, 16411}, {8200, 1030}, {4097, 2053}};
+    for (const auto& [rows, cols] : shapes) {
+        for (const std::size_t out_offset : {0, 1, 6}) this->check(rows, cols, out_offset);
+    }
+    this->check(4096, 2053, 3);
+    this->check(511, 16453, 0);
+}
+
 // Fewer rows than a bulk-copy box over more than 2^22 elements, whole 16-byte chunks or not: the
 // tile kernel for 2-byte elements too, with its block shape for rows and columns of 8s.
 TYPED_TEST(Transpose, FewRowsOfManyElements) {
