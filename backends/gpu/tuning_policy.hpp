@@ -223,13 +223,15 @@ struct TuningPolicy {
                    rows < static_cast<std::size_t>(kBulkBoxRows);
         }
         static constexpr int kBlockRows16 = 4;
-        // Shapes with at most kNarrow rows or columns: runs of narrow_chunk() * steps positions
-        // of the long side staged through shared memory (transpose_narrow_kernel), narrow_chunk()
-        // threads per block: 128, except 256 for the widest narrow sides (steps 1) of few 2- or
-        // 4-byte rows, the fastest of the two at every narrow side and direction timed
-        // (BENCHMARKS.md: sector-aligned transpose writes).
+        // Shapes with at most kNarrow rows or columns: runs of pack * narrow_chunk() * steps
+        // positions of the long side staged through shared memory (transpose_narrow_kernel),
+        // narrow_chunk() threads per block. One word per access (pack 1): 128, except 256 for the
+        // widest narrow sides (steps 1) of few 2- or 4-byte rows. 2-byte pairs (pack 2): 128 for
+        // few rows, 64 for few columns. The fastest at every narrow side and direction timed
+        // (BENCHMARKS.md: sector-aligned transpose writes; 2-byte narrow transposes in pairs).
         static constexpr int kNarrow = 16;
-        static constexpr int narrow_chunk(std::size_t word_bytes, bool few_rows, int steps) {
+        static constexpr int narrow_chunk(std::size_t word_bytes, bool few_rows, int steps, int pack) {
+            if (pack == 2) return few_rows ? 128 : 64;
             return few_rows && steps == 1 && word_bytes <= 4 ? 256 : 128;
         }
     };

@@ -91,9 +91,11 @@ void check_vector_add(const gpucore::Device& device, std::mt19937& rng) {
 template <class T>
 void check_transpose(const gpucore::Device& device, std::mt19937& rng) {
     // Odd shapes, and shapes of whole 16-byte rows (8 elements): the GPU's vector and bulk-copy
-    // kernels, with partial tiles at the edges.
+    // kernels, with partial tiles at the edges; narrow sides with even long sides: the GPU's
+    // narrow kernels moving 4-byte pairs.
     for (Shape s : {Shape{1, 7}, Shape{3, 5}, Shape{33, 65}, Shape{64, 64}, Shape{136, 264},
-                    Shape{1000, 777}}) {
+                    Shape{1000, 777}, Shape{2, 4098}, Shape{4098, 2}, Shape{7, 10008}, Shape{10008, 7},
+                    Shape{16, 2050}, Shape{2050, 16}}) {
         const std::size_t n = s.rows * s.cols;
         const auto in = uniform_values<T>(rng, n, -1000.0f, 1000.0f);
         gpucore::Stream stream(device);

@@ -58,6 +58,24 @@ TYPED_TEST(Transpose, NarrowSides) {
     }
 }
 
+// 2-byte words with an even long side and both arrays on 4-byte boundaries move in 4-byte pairs
+// (runs of 128 to 2048 positions): every narrow extent, even long sides short of, at and past a
+// run's end; odd long sides and an output off 4-byte boundaries take single words.
+TYPED_TEST(Transpose, TwoByteNarrowSidesInPairs) {
+    if constexpr (sizeof(TypeParam) != 2) {
+        GTEST_SKIP() << "2-byte elements only";
+    } else {
+        for (const std::size_t narrow : {2, 3, 4, 7, 8, 15, 16}) {
+            for (const std::size_t length : {2, 126, 128, 130, 254, 256, 258, 1024, 2050, 70002}) {
+                this->check(narrow, length);
+                this->check(length, narrow);
+            }
+            this->check(narrow, 70001);
+            this->check(70002, narrow, 1);
+        }
+    }
+}
+
 // Rows and columns multiples of 16 bytes: on sm_90+ the bulk-copy kernel, whose boxes (128-byte
 // rows x 128 input rows) are clipped at every edge here: partial boxes in one or both
 // dimensions, a single partial box, more tiles than resident blocks. 2-byte elements take every
@@ -87,13 +105,16 @@ TYPED_TEST(Transpose, OutputRowsOffSectors) {
 // even row counts, the last tile row nearly empty, outputs at element offsets, rows on sectors with
 // the output off them), and just under its row minimum (the tile kernel).
 TYPED_TEST(Transpose, TwoByteOutputRowsOffSectorsOverSixteenMiB) {
-    if (sizeof(TypeParam) != 2) GTEST_SKIP() << "2-byte elements only";
-    const std::pair<std::size_t, std::size_t> shapes[] = {{513, 16411}, {8200, 1030}, {4097, 2053}};
-    for (const auto& [rows, cols] : shapes) {
-        for (const std::size_t out_offset : {0, 1, 6}) this->check(rows, cols, out_offset);
+    if constexpr (sizeof(TypeParam) != 2) {
+        GTEST_SKIP() << "2-byte elements only";
+    } else {
+        const std::pair<std::size_t, std::size_t> shapes[] = {{513, 16411}, {8200, 1030}, {4097, 2053}};
+        for (const auto& [rows, cols] : shapes) {
+            for (const std::size_t out_offset : {0, 1, 6}) this->check(rows, cols, out_offset);
+        }
+        this->check(4096, 2053, 3);
+        this->check(511, 16453, 0);
     }
-    this->check(4096, 2053, 3);
-    this->check(511, 16453, 0);
 }
 
 // Fewer rows than a bulk-copy box over more than 2^22 elements, whole 16-byte chunks or not: the

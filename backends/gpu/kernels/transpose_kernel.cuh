@@ -148,14 +148,18 @@ __global__ void __launch_bounds__(kThreadsX* kThreadsY)
 // elements of kPositions consecutive positions of the long side form one contiguous run of the
 // input (few columns) or of the output (few rows), and kPositions-long pieces of `narrow` rows of
 // the other array. A block stages them in shared memory, the element at narrow index n and
-// long-side position p at n * pitch + p, and reads and writes both arrays coalesced, one word per
-// thread and access. kSteps (a power of two, at most kNarrow / narrow: the launcher picks it)
-// scales the chunk, kPositions = kChunk * kSteps, so that every thread moves narrow * kSteps
-// elements per chunk (8 to 16) whatever the narrow side: fewer, and a block would spend more time
-// starting and synchronizing than moving data.
-template <class Word, int kChunk, int kNarrow, int kSteps>
+// long-side position p at n * pitch + p, and reads and writes both arrays coalesced, kPack words
+// per thread and access. kSteps (a power of two, at most kNarrow / narrow: the launcher picks it)
+// scales the chunk, kPositions = kPack * kChunk * kSteps, so that every thread moves narrow *
+// kSteps accesses per chunk (8 to 16) whatever the narrow side: fewer, and a block would spend
+// more time starting and synchronizing than moving data. kPack 2 (2-byte words, an even long side,
+// both arrays on 4-byte boundaries: the launcher checks) moves 4-byte pairs: every piece and run
+// starts on a 4-byte boundary and holds whole pairs, and a 2-byte access per element left these
+// shapes at 0.55-0.82 of a copy (BENCHMARKS.md: 2-byte narrow transposes in pairs).
+template <class Word, int kChunk, int kNarrow, int kSteps, int kPack>
 struct NarrowStage {
-    static constexpr int kPositions = kChunk * kSteps;
+    static_assert(kPack == 1 || (kPack == 2 && sizeof(Word) == 2), "pairs of 2-byte words");
+    static constexpr int kPositions = kPack * kChunk * kSteps;
     static constexpr int kMaxNarrow = kNarrow / kSteps;
     // Words per 128 bytes: the run side's accesses, n * pitch + p for consecutive run elements,
     // land on distinct banks when pitch is kPositions (a multiple of it) + kBankWords / narrow.
@@ -170,6 +174,24 @@ struct NarrowStage {
         : words(shared_words), narrow(narrow_side),
           pitch(kPositions + (kBankWords + narrow_side - 1) / narrow_side) {}
 
+    // One access of kPack words at `at` of memory, staged at `first` and `second` (kPack 2).
+    __device__ __forceinline__ void stage_in(const Word* at, unsigned int first, unsigned int second) {
+        if constexpr (kPack == 1) {
+            words[first] = *at;
+        } else {
+            const std::uint32_t pair = *reinterpret_cast<const std::uint32_t*>(at);
+            words[first] = static_cast<Word>(pair);
+            words[second] = static_cast<Word>(pair >> 16);
+        }
+    }
+    __device__ __forceinline__ void stage_out(Word* at, unsigned int first, unsigned int second) const {
+        if constexpr (kPack == 1) {
+            *at = words[first];
+        } else {
+            *reinterpret_cast<std::uint32_t*>(at) = std::uint32_t{words[first]} | std::uint32_t{words[second]} << 16;
+        }
+    }
+
     // Pieces: positions [0, span) of rows 0..narrow-1 of `base` (rows `stride` apart).
     __device__ __forceinline__ void load_pieces(const Word* base, std::size_t stride, unsigned int span,
                                                 unsigned int t) {
@@ -177,8 +199,9 @@ struct NarrowStage {
         for (int n = 0; n < kMaxNarrow; ++n) { // constant trip counts: every load in flight at once
 #pragma unroll
             for (int s = 0; s < kSteps; ++s) {
-                const unsigned int p = t + s * kChunk;
-                if (n < static_cast<int>(narrow) && p < span) words[n * pitch + p] = base[n * stride + p];
+                const unsigned int p = kPack * (t + s * kChunk);
+                const unsigned int at = n * pitch + p;
+                if (n < static_cast<int>(narrow) && p < span) stage_in(base + n * stride + p, at, at + 1);
             }
         }
     }
@@ -188,25 +211,28 @@ struct NarrowStage {
         for (int n = 0; n < kMaxNarrow; ++n) {
 #pragma unroll
             for (int s = 0; s < kSteps; ++s) {
-                const unsigned int p = t + s * kChunk;
-                if (n < static_cast<int>(narrow) && p < span) base[n * stride + p] = words[n * pitch + p];
+                const unsigned int p = kPack * (t + s * kChunk);
+                const unsigned int at = n * pitch + p;
+                if (n < static_cast<int>(narrow) && p < span) stage_out(base + n * stride + p, at, at + 1);
             }
         }
     }
 
     // The run: span positions of `narrow` consecutive words each, from `base` on. Thread t takes
-    // run elements q = t, t + kChunk, ...: position q / narrow, narrow index q % narrow, both
-    // stepped without dividing.
+    // the accesses at run elements q = kPack * t, kPack * (t + kChunk), ...: position q / narrow,
+    // narrow index q % narrow, both stepped without dividing; q + 1 (kPack 2) is the next index,
+    // or index 0 of the next position.
     template <class Move>
     __device__ __forceinline__ void walk_run(unsigned int span, unsigned int t, Move&& move) const {
-        const unsigned int step_positions = kChunk / narrow;
-        const unsigned int step_index = kChunk % narrow;
-        unsigned int position = t / narrow;
-        unsigned int index = t % narrow;
+        const unsigned int step_positions = kPack * kChunk / narrow;
+        const unsigned int step_index = kPack * kChunk % narrow;
+        unsigned int position = kPack * t / narrow;
+        unsigned int index = kPack * t % narrow;
 #pragma unroll
-        for (int i = 0; i < kNarrow; ++i) { // narrow * kSteps <= kNarrow elements per thread
-            const unsigned int q = t + i * kChunk;
-            if (q < span * narrow) move(q, index * pitch + position);
+        for (int i = 0; i < kNarrow; ++i) { // narrow * kSteps <= kNarrow accesses per thread
+            const unsigned int q = kPack * (t + i * kChunk);
+            const unsigned int at = index * pitch + position;
+            if (q < span * narrow) move(q, at, index + 1 == narrow ? position + 1 : at + pitch);
             position += step_positions;
             index += step_index;
             if (index >= narrow) {
@@ -216,10 +242,10 @@ struct NarrowStage {
         }
     }
     __device__ __forceinline__ void load_run(const Word* base, unsigned int span, unsigned int t) {
-        walk_run(span, t, [&](unsigned int q, unsigned int at) { words[at] = base[q]; });
+        walk_run(span, t, [&](unsigned int q, unsigned int at, unsigned int next) { stage_in(base + q, at, next); });
     }
     __device__ __forceinline__ void store_run(Word* base, unsigned int span, unsigned int t) const {
-        walk_run(span, t, [&](unsigned int q, unsigned int at) { base[q] = words[at]; });
+        walk_run(span, t, [&](unsigned int q, unsigned int at, unsigned int next) { stage_out(base + q, at, next); });
     }
 };
 
@@ -227,10 +253,10 @@ struct NarrowStage {
 // whose output rows are the run out[p0 * rows ...]. Otherwise (cols <= kNarrow / kSteps) it moves
 // the input rows [p0, p0 + kPositions), the run in[p0 * cols ...], to columns [p0, p0 +
 // kPositions) of every output row.
-template <class Word, int kChunk, int kNarrow, int kSteps, bool kFewRows>
+template <class Word, int kChunk, int kNarrow, int kSteps, bool kFewRows, int kPack>
 __global__ void __launch_bounds__(kChunk)
     transpose_narrow_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols) {
-    using Stage = NarrowStage<Word, kChunk, kNarrow, kSteps>;
+    using Stage = NarrowStage<Word, kChunk, kNarrow, kSteps, kPack>;
     __shared__ Word words[Stage::kWords];
     Stage stage(words, static_cast<unsigned int>(kFewRows ? rows : cols));
     const std::size_t length = kFewRows ? cols : rows;
