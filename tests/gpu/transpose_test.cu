@@ -117,6 +117,18 @@ TYPED_TEST(Transpose, TwoByteOutputRowsOffSectorsOverSixteenMiB) {
     }
 }
 
+// 2-byte arrays of whole 16-byte rows over 2^22 elements: on sm_90+ the bulk-copy kernel, whose
+// shared-memory step moves 4-byte pairs of adjacent input rows; boxes clipped in one or both
+// dimensions, whole boxes.
+TYPED_TEST(Transpose, TwoByteBulkCopyBoxes) {
+    if constexpr (sizeof(TypeParam) != 2) {
+        GTEST_SKIP() << "2-byte elements only";
+    } else {
+        const std::pair<std::size_t, std::size_t> shapes[] = {{4104, 1032}, {8192, 520}, {520, 8192}, {2048, 4096}};
+        for (const auto& [rows, cols] : shapes) this->check(rows, cols);
+    }
+}
+
 // Fewer rows than a bulk-copy box over more than 2^22 elements, whole 16-byte chunks or not: the
 // tile kernel for 2-byte elements too, with its block shape for rows and columns of 8s.
 TYPED_TEST(Transpose, FewRowsOfManyElements) {

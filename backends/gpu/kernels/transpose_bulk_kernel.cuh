@@ -35,6 +35,47 @@ __device__ __forceinline__ int swizzled(int row, int chunk) {
     return row * BulkTranspose::kRowBytes + ((chunk ^ (row & 7)) * BulkTranspose::kChunk);
 }
 
+// The shared-memory step for 2-byte words in 4-byte pairs: a thread reads the same 16-byte chunk
+// of two adjacent input rows and writes 4-byte (row r, row r + 1) pairs, half the store
+// instructions of one 2-byte store per word (BENCHMARKS.md: 2-byte transposes in the bulk-copy
+// kernel). A warp takes 64 input rows (one output box) and two chunks: lanes 0-3 of every group of
+// 8 read rows 0-6 of one chunk, lanes 4-7 rows 32-38 of the other, so the 16-byte reads land on 8
+// distinct swizzled slots, and the two halves of the warp write the two halves of an output row
+// (distinct banks). The second pass swaps the chunks between the halves.
+template <int kBoxRows, int kThreads>
+__device__ __forceinline__ void transpose_box_pairs(const unsigned char* src, unsigned char* dst) {
+    using Word = std::uint16_t;
+    constexpr int kInner = BulkTranspose::inner<Word>(); // 64: the rows of one output box
+    constexpr int kVec = BulkTranspose::kChunk / static_cast<int>(sizeof(Word));
+    constexpr int kChunks = BulkTranspose::kRowBytes / BulkTranspose::kChunk;
+    constexpr int kRowBlocks = kBoxRows / kInner;
+    constexpr int kUnits = kRowBlocks * kChunks; // row block x chunk pair x which half takes the even chunk
+    static_assert(kBoxRows % kInner == 0 && kThreads % 32 == 0 && kChunks % 2 == 0, "whole units");
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int group = lane / 4;
+    const int half = group % 2;
+    const int pair_row = 2 * (lane % 4 + 4 * (group / 2)) + (kInner / 2) * half; // even, 0..62
+    for (int v = static_cast<int>(threadIdx.x) / 32; v < kUnits; v += kThreads / 32) {
+        const int r = kInner * (v % kRowBlocks) + pair_row;
+        const int swap = (v / kRowBlocks) % 2;
+        const int q = 2 * (v / (2 * kRowBlocks)) + (half ^ swap);
+        const uint4 upper = *reinterpret_cast<const uint4*>(src + swizzled(r, q));
+        const uint4 lower = *reinterpret_cast<const uint4*>(src + swizzled(r + 1, q));
+        Word first[kVec];
+        Word second[kVec];
+        std::memcpy(first, &upper, sizeof first);
+        std::memcpy(second, &lower, sizeof second);
+        unsigned char* box = dst + (r / kInner) * kInner * BulkTranspose::kRowBytes;
+        const int byte = (r % kInner) * static_cast<int>(sizeof(Word));
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+            *reinterpret_cast<std::uint32_t*>(box + swizzled(q * kVec + k, byte / BulkTranspose::kChunk) +
+                                              byte % BulkTranspose::kChunk) =
+                std::uint32_t{first[k]} | std::uint32_t{second[k]} << 16;
+        }
+    }
+}
+
 template <class Word, int kBoxRows, int kStages, int kThreads>
 __global__ void __launch_bounds__(kThreads)
     transpose_bulk_kernel(const GPUCORE_GRID_CONSTANT BulkTensorMap in_map,
@@ -89,21 +130,25 @@ __global__ void __launch_bounds__(kThreads)
 
         const unsigned char* src = in_boxes + stage * kBoxBytes;
         unsigned char* dst = out_boxes + (i & 1) * kBoxBytes;
-        // Unit u: input row r (consecutive across a warp), 16-byte chunk q of it, i.e. input
-        // columns q*kVec .. q*kVec+kVec-1; they become row q*kVec+k, column r % kInner of output
-        // box r / kInner.
-        for (int u = static_cast<int>(threadIdx.x); u < kBoxRows * kChunks; u += kThreads) {
-            const int r = u % kBoxRows;
-            const int q = u / kBoxRows;
-            const uint4 chunk = *reinterpret_cast<const uint4*>(src + swizzled(r, q));
-            Word words[kVec];
-            std::memcpy(words, &chunk, sizeof words);
-            unsigned char* box = dst + (r / kInner) * kInner * BulkTranspose::kRowBytes;
-            const int byte = (r % kInner) * static_cast<int>(sizeof(Word));
+        if constexpr (sizeof(Word) == 2) {
+            transpose_box_pairs<kBoxRows, kThreads>(src, dst);
+        } else {
+            // Unit u: input row r (consecutive across a warp), 16-byte chunk q of it, i.e. input
+            // columns q*kVec .. q*kVec+kVec-1; they become row q*kVec+k, column r % kInner of
+            // output box r / kInner.
+            for (int u = static_cast<int>(threadIdx.x); u < kBoxRows * kChunks; u += kThreads) {
+                const int r = u % kBoxRows;
+                const int q = u / kBoxRows;
+                const uint4 chunk = *reinterpret_cast<const uint4*>(src + swizzled(r, q));
+                Word words[kVec];
+                std::memcpy(words, &chunk, sizeof words);
+                unsigned char* box = dst + (r / kInner) * kInner * BulkTranspose::kRowBytes;
+                const int byte = (r % kInner) * static_cast<int>(sizeof(Word));
 #pragma unroll
-            for (int k = 0; k < kVec; ++k) {
-                *reinterpret_cast<Word*>(box + swizzled(q * kVec + k, byte / BulkTranspose::kChunk) +
-                                         byte % BulkTranspose::kChunk) = words[k];
+                for (int k = 0; k < kVec; ++k) {
+                    *reinterpret_cast<Word*>(box + swizzled(q * kVec + k, byte / BulkTranspose::kChunk) +
+                                             byte % BulkTranspose::kChunk) = words[k];
+                }
             }
         }
         fence_shared_for_bulk_copy();
