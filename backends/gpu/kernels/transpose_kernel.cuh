@@ -18,6 +18,45 @@
 
 namespace gpucore::gpu {
 
+// The arrays a tile kernel moves, their shape, and the tiles along an input row.
+template <class Word, class Index>
+struct TileArrays {
+    const Word* in;
+    Word* out;
+    Index rows;
+    Index cols;
+    Index tiles_x;
+    Index out_offset; // the output's offset in elements from a sector boundary (views start anywhere)
+};
+
+// Where a tile starts: its first input row and column.
+template <class Index>
+struct TileOrigin {
+    Index row;
+    Index col;
+};
+
+// Stages tile t of kRows x kCols input elements in `tile` and waits for the whole block: thread
+// (x, y) reads column x of rows y, y + kBlockRows, ... into tile[j][x], j counted from kHalo rows
+// above the tile. Of those kHalo rows only the kSector - 1 nearest the tile are read: the most a
+// sector-aligned window reaches back.
+template <int kRows, int kCols, int kHalo, int kSector, int kBlockRows, class Word, class Index, class Buffer>
+__device__ __forceinline__ TileOrigin<Index> stage_tile(const TileArrays<Word, Index>& arrays, Index t, Buffer& tile) {
+    const int tx = static_cast<int>(threadIdx.x);
+    const int ty = static_cast<int>(threadIdx.y);
+    const TileOrigin<Index> origin{(t / arrays.tiles_x) * kRows, (t % arrays.tiles_x) * kCols};
+    const Index in_col = origin.col + tx;
+#pragma unroll
+    for (int k = 0; k < (kRows + kHalo) / kBlockRows; ++k) { // a constant trip count: unrolled
+        const int j = ty + k * kBlockRows;                   // tile[j] holds input row origin.row - kHalo + j
+        const bool held = kHalo == 0 || (j + kSector > kHalo && origin.row + j >= kHalo);
+        const Index in_row = origin.row + j - kHalo;
+        if (held && in_row < arrays.rows && in_col < arrays.cols) tile[j][tx] = arrays.in[in_row * arrays.cols + in_col];
+    }
+    sync_block();
+    return origin;
+}
+
 // kSectorBytes > 0: sector-aligned writes, for output rows that do not start on sectors of that
 // many bytes. There, two tiles that meet inside a sector would each write part of it, and partial
 // sector writes cost the memory system far more than whole ones (BENCHMARKS.md: sector-aligned
@@ -36,41 +75,28 @@ struct TileMover {
     static constexpr int kPitch = kTile + (sizeof(Word) == 2 ? 2 : 1);
     using Buffer = Word[kTile + kHalo][kPitch];
 
-    const Word* in;
-    Word* out;
-    Index rows;
-    Index cols;
-    Index tiles_x;
-    Index out_offset; // the output's offset in elements from a sector boundary (views start anywhere)
+    TileArrays<Word, Index> arrays;
 
     // Tile t through `tile`; the caller synchronizes the block before reusing `tile`.
     __device__ __forceinline__ void move(Index t, Buffer& tile) const {
+        const Index rows = arrays.rows;
+        const Index cols = arrays.cols;
         const int tx = static_cast<int>(threadIdx.x);
         const int ty = static_cast<int>(threadIdx.y);
-        const Index tile_row = (t / tiles_x) * kTile; // first input row of the tile
-        const Index tile_col = (t % tiles_x) * kTile; // first input column
-        const Index in_col = tile_col + tx;
-#pragma unroll
-        for (int k = 0; k < (kTile + kHalo) / kBlockRows; ++k) { // a constant trip count: unrolled
-            const int j = ty + k * kBlockRows;              // tile[j] holds input row tile_row - kHalo + j
-            const bool held = kHalo == 0 || (j + kSector > kHalo && tile_row + j >= kHalo);
-            const Index in_row = tile_row + j - kHalo;
-            if (held && in_row < rows && in_col < cols) tile[j][tx] = in[in_row * cols + in_col];
-        }
-        sync_block();
+        const auto [tile_row, tile_col] = stage_tile<kTile, kTile, kHalo, kSector, kBlockRows>(arrays, t, tile);
 #pragma unroll
         for (int k = 0; k < kTile / kBlockRows; ++k) {
             const int j = ty + k * kBlockRows;
             const Index out_row = tile_col + j; // output row = input column
             if (out_row >= cols) continue;
             const Index base = out_row * rows;
-            const Index shift = kSectorWrites ? (out_offset + base + tile_row) % kSector : 0;
+            const Index shift = kSectorWrites ? (arrays.out_offset + base + tile_row) % kSector : 0;
             const Index first = tile_row == 0 ? 0 : tile_row - shift; // output column = input row
             const Index end = tile_row + kTile >= rows ? rows : tile_row + kTile - shift;
 #pragma unroll
             for (int h = 0; h < (kSectorWrites ? 2 : 1); ++h) { // the last tile: up to kTile + kSector - 1
                 const Index out_col = first + tx + h * kTile;
-                if (out_col < end) out[base + out_col] = tile[out_col + kHalo - tile_row][j];
+                if (out_col < end) arrays.out[base + out_col] = tile[out_col + kHalo - tile_row][j];
             }
         }
     }
@@ -86,8 +112,8 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
     __shared__ typename Mover::Buffer tile;
     const Index tiles_x = (cols + kTile - 1) / kTile;
     const Index tiles = tiles_x * ((rows + kTile - 1) / kTile);
-    const Mover mover{in, out, rows, cols, tiles_x,
-                      static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word))};
+    const Mover mover{{in, out, rows, cols, tiles_x,
+                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word))}};
     if (blockIdx.x < tiles) mover.move(blockIdx.x, tile);
     for (Index t = blockIdx.x + Index{gridDim.x}; t < tiles; t += gridDim.x) {
         sync_block(); // the tile is refilled

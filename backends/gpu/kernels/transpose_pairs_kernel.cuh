@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "../gpu_vendor.hpp"
+#include "transpose_kernel.cuh"
 
 namespace gpucore::gpu {
 
@@ -40,29 +41,14 @@ struct PairTileMover {
     static constexpr int kEdgePasses = (kTileRows + kSector + 2 * kGroup - 1) / (2 * kGroup);
     using Buffer = Word[kTileRows + kHalo][kPitch];
 
-    const Word* in;
-    Word* out;
-    Index rows;
-    Index cols;
-    Index tiles_x;
-    Index out_offset; // the output's offset in elements from a sector boundary (views start anywhere)
+    TileArrays<Word, Index> arrays;
 
     // Tile t through `tile`; the caller synchronizes the block before reusing `tile`.
     __device__ __forceinline__ void move(Index t, Buffer& tile) const {
-        const int tx = static_cast<int>(threadIdx.x);
-        const int ty = static_cast<int>(threadIdx.y);
-        const Index tile_row = (t / tiles_x) * kTileRows; // first input row of the tile
-        const Index tile_col = (t % tiles_x) * kTileCols; // first input column
-        const Index in_col = tile_col + tx;
-#pragma unroll
-        for (int k = 0; k < (kTileRows + kHalo) / kBlockRows; ++k) { // a constant trip count: unrolled
-            const int j = ty + k * kBlockRows; // tile[j] holds input row tile_row - kHalo + j
-            const bool held = j + kSector > kHalo && tile_row + j >= kHalo;
-            const Index in_row = tile_row + j - kHalo;
-            if (held && in_row < rows && in_col < cols) tile[j][tx] = in[in_row * cols + in_col];
-        }
-        sync_block();
-        const int thread = ty * kTileCols + tx;
+        const Index rows = arrays.rows;
+        const Index cols = arrays.cols;
+        const auto [tile_row, tile_col] = stage_tile<kTileRows, kTileCols, kHalo, kSector, kBlockRows>(arrays, t, tile);
+        const int thread = static_cast<int>(threadIdx.y) * kTileCols + static_cast<int>(threadIdx.x);
         const int lane = thread % kGroup;
         const int group = thread / kGroup;
         const bool last = tile_row + kTileRows >= rows;
@@ -74,11 +60,11 @@ struct PairTileMover {
             if (out_row >= cols) continue;
             const Index base = out_row * rows + tile_row; // output column tile_row of the row
             // The window, relative to tile_row, and the first pair's start on a 4-byte boundary.
-            const int shift = static_cast<int>((out_offset + base) % kSector);
+            const int shift = static_cast<int>((arrays.out_offset + base) % kSector);
             const int first = tile_row == 0 ? 0 : -shift;
             const int end = last ? static_cast<int>(rows - tile_row) : kTileRows - shift;
-            const int pair0 = first - static_cast<int>((out_offset + base + first) % 2);
-            Word* row = out + base;
+            const int pair0 = first - static_cast<int>((arrays.out_offset + base + first) % 2);
+            Word* row = arrays.out + base;
 #pragma unroll
             for (int h = 0; h < kEdgePasses; ++h) {
                 if (h >= kPasses && !edge) break;
@@ -106,8 +92,8 @@ __global__ void __launch_bounds__(kTileCols* kBlockRows)
     __shared__ typename Mover::Buffer tile;
     const Index tiles_x = (cols + kTileCols - 1) / kTileCols;
     const Index tiles = tiles_x * ((rows + kTileRows - 1) / kTileRows);
-    const Mover mover{in, out, rows, cols, tiles_x,
-                      static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(std::uint16_t))};
+    const Mover mover{{in, out, rows, cols, tiles_x,
+                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(std::uint16_t))}};
     if (blockIdx.x < tiles) mover.move(blockIdx.x, tile);
     for (Index t = blockIdx.x + Index{gridDim.x}; t < tiles; t += gridDim.x) {
         sync_block(); // the tile is refilled
