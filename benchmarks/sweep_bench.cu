@@ -45,7 +45,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <fstream>

@@ -27,10 +27,13 @@ bool small_index(std::size_t rows, std::size_t cols) {
     return rows < kMax - overhang && cols < kMax - overhang && rows * cols <= kMax;
 }
 
-unsigned int tile_grid(std::size_t rows, std::size_t cols, std::size_t tile) {
-    const std::size_t tiles = ((rows + tile - 1) / tile) * ((cols + tile - 1) / tile);
+// A block per tile of tile_rows x tile_cols input elements, at most INT_MAX (the kernels stride).
+unsigned int tile_grid(std::size_t rows, std::size_t cols, std::size_t tile_rows, std::size_t tile_cols) {
+    const std::size_t tiles = ((rows + tile_rows - 1) / tile_rows) * ((cols + tile_cols - 1) / tile_cols);
     return static_cast<unsigned int>(std::min<std::size_t>(tiles, INT_MAX));
 }
+
+unsigned int tile_grid(std::size_t rows, std::size_t cols, std::size_t tile) { return tile_grid(rows, cols, tile, tile); }
 
 // The bulk-copy kernel where the vendor has the engine, the device runs the kernel's sm_90 code,
 // and both arrays qualify for tensor maps; false (nothing launched) otherwise.
@@ -147,11 +150,8 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
                                   reinterpret_cast<std::uintptr_t>(out) % kSectorBytes != 0;
     if constexpr (sizeof(Word) == 2) {
         if (rows_off_sectors && Policy::pair_writes(sizeof(Word), rows, bytes)) {
-            constexpr std::size_t kTileRows = Policy::kPairTileRows;
-            constexpr std::size_t kTileCols = Policy::kPairTileCols;
-            const std::size_t tiles = ((rows + kTileRows - 1) / kTileRows) * ((cols + kTileCols - 1) / kTileCols);
             launch_kernel(transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairTileCols, Policy::kPairBlockRows>,
-                          static_cast<unsigned int>(std::min<std::size_t>(tiles, INT_MAX)),
+                          tile_grid(rows, cols, Policy::kPairTileRows, Policy::kPairTileCols),
                           dim3(Policy::kPairTileCols, Policy::kPairBlockRows), 0, ctx.stream, words_in, words_out,
                           static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
             return;

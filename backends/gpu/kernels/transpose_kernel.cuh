@@ -29,6 +29,19 @@ struct TileArrays {
     Index out_offset; // the output's offset in elements from a sector boundary (views start anywhere)
 };
 
+// Every tile of the kernel's grid through `mover` (a TileMover or PairTileMover): a block per tile
+// up to INT_MAX tiles (the launcher's grid), so a block's first tile is in straight-line code and
+// only further tiles loop: with the first one inside the loop too, the sector-aligned kernel ran
+// about 10 % slower (BENCHMARKS.md: sector-aligned transpose writes).
+template <class Mover, class Index, class Buffer>
+__device__ __forceinline__ void move_tiles(const Mover& mover, Index tiles, Buffer& tile) {
+    if (blockIdx.x < tiles) mover.move(blockIdx.x, tile);
+    for (Index t = blockIdx.x + Index{gridDim.x}; t < tiles; t += gridDim.x) {
+        sync_block(); // the tile is refilled
+        mover.move(t, tile);
+    }
+}
+
 // Where a tile starts: its first input row and column.
 template <class Index>
 struct TileOrigin {
@@ -102,9 +115,6 @@ struct TileMover {
     }
 };
 
-// A block per tile up to INT_MAX tiles (the launcher's grid), so a block's first tile is in
-// straight-line code and only further tiles loop: with the first one inside the loop too, the
-// sector-aligned kernel ran about 10 % slower (BENCHMARKS.md: sector-aligned transpose writes).
 template <class Word, class Index, int kTile, int kBlockRows, int kSectorBytes = 0>
 __global__ void __launch_bounds__(kTile* kBlockRows)
     transpose_kernel(const Word* in, Word* out, Index rows, Index cols) {
@@ -114,11 +124,7 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
     const Index tiles = tiles_x * ((rows + kTile - 1) / kTile);
     const Mover mover{{in, out, rows, cols, tiles_x,
                        static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word))}};
-    if (blockIdx.x < tiles) mover.move(blockIdx.x, tile);
-    for (Index t = blockIdx.x + Index{gridDim.x}; t < tiles; t += gridDim.x) {
-        sync_block(); // the tile is refilled
-        mover.move(t, tile);
-    }
+    move_tiles(mover, tiles, tile);
 }
 
 // Shapes whose rows and columns are both multiples of kVec = 16 / sizeof(Word), with 16-byte

@@ -82,8 +82,6 @@ struct PairTileMover {
     }
 };
 
-// A block per tile up to INT_MAX tiles (the launcher's grid); further tiles loop, as in the tile
-// kernel.
 template <int kTileRows, int kTileCols, int kBlockRows>
 __global__ void __launch_bounds__(kTileCols* kBlockRows)
     transpose_pairs_kernel(const std::uint16_t* in, std::uint16_t* out, std::uint32_t rows, std::uint32_t cols) {
@@ -94,11 +92,7 @@ __global__ void __launch_bounds__(kTileCols* kBlockRows)
     const Index tiles = tiles_x * ((rows + kTileRows - 1) / kTileRows);
     const Mover mover{{in, out, rows, cols, tiles_x,
                        static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(std::uint16_t))}};
-    if (blockIdx.x < tiles) mover.move(blockIdx.x, tile);
-    for (Index t = blockIdx.x + Index{gridDim.x}; t < tiles; t += gridDim.x) {
-        sync_block(); // the tile is refilled
-        mover.move(t, tile);
-    }
+    move_tiles(mover, tiles, tile);
 }
 
 } // namespace gpucore::gpu
