@@ -29,7 +29,20 @@ bool processor_has_f16c() noexcept {
 #endif
 }
 
+bool processor_has_avx512() noexcept {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    return processor_has_f16c() && __builtin_cpu_supports("avx512f");
+#else
+    return false;
+#endif
+}
+
 std::atomic<bool>& f16c_allowed() {
+    static std::atomic<bool> value{true};
+    return value;
+}
+
+std::atomic<bool>& avx512_allowed() {
     static std::atomic<bool> value{true};
     return value;
 }
@@ -42,6 +55,13 @@ bool f16c_enabled() noexcept {
 }
 
 void set_f16c_enabled(bool enabled) noexcept { f16c_allowed().store(enabled, std::memory_order_relaxed); }
+
+bool avx512_enabled() noexcept {
+    static const bool has_avx512 = processor_has_avx512();
+    return has_avx512 && avx512_allowed().load(std::memory_order_relaxed);
+}
+
+void set_avx512_enabled(bool enabled) noexcept { avx512_allowed().store(enabled, std::memory_order_relaxed); }
 
 std::size_t streaming_threshold_bytes() { return threshold().load(std::memory_order_relaxed); }
 

@@ -63,4 +63,11 @@ bool f16c_enabled() noexcept;
 // tests of both conversion paths.
 void set_f16c_enabled(bool enabled) noexcept;
 
+// Whether the 16-bit reductions use AVX-512 (16-lane conversions): the processor has AVX-512F
+// (and AVX2, F16C), the compiler can target it (as for F16C), and no test turned it off.
+// Thread-safe.
+bool avx512_enabled() noexcept;
+// false: the AVX2 kernels even where AVX-512 exists; for tests of both widths.
+void set_avx512_enabled(bool enabled) noexcept;
+
 } // namespace gpucore::cpu

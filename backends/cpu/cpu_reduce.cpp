@@ -2,14 +2,15 @@
 // reduce and reduce_rows.
 //
 // Structure (the CPU analogue of warp -> block -> grid):
-//  - leaf: up to kLeaf elements folded into kLanes independent accumulators (kVectors SIMD
-//    vectors), combined as a tree into one vector;
-//  - span: up to kChunk elements, as leaves whose vectors are combined as a balanced tree, then
-//    the lanes of the result as a tree;
+//  - leaf: up to kLeaf elements (16-bit inputs: kWidening times as many, the same bytes) folded
+//    into kLanes independent accumulators (kVectors SIMD vectors), combined as a tree into one
+//    vector;
+//  - span: up to kChunk elements (16-bit: kWidening times as many), as leaves whose vectors are
+//    combined as a balanced tree, then the lanes of the result as a tree;
 //  - row: longer rows are cut into chunks whose partials are again combined as a tree.
-// So a float sum is blocked pairwise: each value passes through at most kLeaf / kLanes serial
-// additions plus logarithmic trees, never one long chain.
-// Rows of at most kChunk are work items of their own (parallel over rows); longer rows give one
+// So a float sum is blocked pairwise: each value passes through at most kLeaf / kLanes (16-bit:
+// twice as many) serial additions plus logarithmic trees, never one long chain.
+// Rows of at most a chunk are work items of their own (parallel over rows); longer rows give one
 // work item per chunk (parallel within rows), so the shape picks the parallelism. Chunk boundaries
 // do not depend on the thread count, so results are the same on any machine size.
 
@@ -72,6 +73,13 @@ inline constexpr std::size_t kCacheLineBytes = 64;
 // Elements per work item: 256 KiB of f32, long enough to amortise scheduling, short enough to
 // spread one long row over the team.
 inline constexpr std::size_t kChunk = std::size_t{1} << 16;
+// Input elements per accumulator element's bytes: 1, or 2 for 16-bit inputs summed in float.
+// Their leaves and chunks hold kWidening times the elements, the bytes of float's: with half the
+// bytes per leaf and per work item, the fixed costs of each (a leaf's combine, a grab from the
+// pool, the prefetches' start in a new chunk) cost 16-bit reductions about 5 % of their speed
+// out of the cache (BENCHMARKS.md: the cpu 16-bit reductions with AVX-512).
+template <class Accumulator, class Input>
+inline constexpr std::size_t kWidening = sizeof(Accumulator) / sizeof(Input);
 
 // ---- loading -----------------------------------------------------------------------------------
 
@@ -86,10 +94,11 @@ struct VectorOf {
     static constexpr std::size_t width = kVectorBytes / sizeof(T);
 };
 
-template <class T, class Op>
-GPUCORE_CPU_INLINE typename VectorOf<T>::type identity_vector() {
-    typename VectorOf<T>::type v{};
-    for (std::size_t l = 0; l < VectorOf<T>::width; ++l) v[l] = Op::identity();
+// A vector (of any width) with Op's identity in every lane.
+template <class Vec, class Op>
+GPUCORE_CPU_INLINE Vec identity_vector() {
+    Vec v{};
+    for (std::size_t l = 0; l < sizeof(Vec) / sizeof(v[0]); ++l) v[l] = Op::identity();
     return v;
 }
 
@@ -104,11 +113,25 @@ GPUCORE_CPU_INLINE typename VectorOf<T>::type load_vector(const T* x) {
 // The kernels below are written once over a loader: T itself, or 16-bit floats widened to float
 // in registers as they are read, so a 16-bit input is read once, at its own width.
 //   load(x): VectorOf<T>::width consecutive elements;
-//   load_block(x, v): the kLanes<T> elements of one leaf block as kVectors vectors, in an order of
-//     the loader's choosing (each element in exactly one lane; the order is fixed, so results do not
-//     depend on anything but the input).
+//   load_block(x, v): the kLanes<T> elements of one leaf block as block_count vectors of type
+//     block_vector, in an order of the loader's choosing (each element in exactly one lane; the
+//     order is fixed, so results do not depend on anything but the input);
+//   to_accumulators(v, acc): the leaf's block_vector accumulators as the kVectors accumulators of
+//     VectorOf<T> that the rest of the reduction combines. A loader of wider vectors lays its
+//     lanes out so that every accumulator lane adds the same elements in the same order as with
+//     narrow vectors: the results do not depend on the vector width either.
+// NarrowBlocks: blocks of kVectors vectors of VectorOf<T>, the accumulators themselves.
 template <class T>
-struct Native {
+struct NarrowBlocks {
+    using block_vector = typename VectorOf<T>::type;
+    static constexpr std::size_t block_count = kVectors;
+    static GPUCORE_CPU_INLINE void to_accumulators(const block_vector (&v)[kVectors], block_vector (&acc)[kVectors]) {
+        for (std::size_t k = 0; k < kVectors; ++k) acc[k] = v[k];
+    }
+};
+
+template <class T>
+struct Native : NarrowBlocks<T> {
     using input = T;
     static GPUCORE_CPU_INLINE typename VectorOf<T>::type load(const T* x) { return load_vector(x); }
     static GPUCORE_CPU_INLINE void load_block(const T* x, typename VectorOf<T>::type (&v)[kVectors]) {
@@ -135,7 +158,7 @@ GPUCORE_CPU_INLINE VectorOf<float>::type float_vector_of(const Float16Lanes& bit
 // bfloat16 is the upper half of a float: a shift. A leaf block is read as 32-bit words of two
 // elements each: the even elements are the words shifted up, the odd ones the words with their
 // low half cleared (two operations per 16 elements).
-struct BFloat16ToFloat {
+struct BFloat16ToFloat : NarrowBlocks<float> {
     using input = bfloat16;
     static GPUCORE_CPU_INLINE VectorOf<float>::type load(const bfloat16* x) {
         return float_vector_of(load_float16_lanes(x) << 16);
@@ -152,7 +175,7 @@ struct BFloat16ToFloat {
 };
 
 // half: detail::half_bits_to_float of float16.hpp, lane-wise (exact; the same branch-free steps).
-struct HalfToFloat {
+struct HalfToFloat : NarrowBlocks<float> {
     using input = half;
     static GPUCORE_CPU_INLINE VectorOf<float>::type load(const half* x) {
         const Float16Lanes h = load_float16_lanes(x);
@@ -200,15 +223,17 @@ GPUCORE_CPU_INLINE T combine_lanes(const typename VectorOf<T>::type& v) {
 // which are then combined as a tree into one vector (its lanes stay separate until the span ends).
 template <class T, class Op, class L>
 GPUCORE_CPU_INLINE typename VectorOf<T>::type reduce_leaf(const typename L::input* x, std::size_t blocks) {
-    using Vec = typename VectorOf<T>::type;
-    Vec acc[kVectors];
-    for (Vec& a : acc) a = identity_vector<T, Op>();
+    using Wide = typename L::block_vector;
+    Wide wide[L::block_count];
+    for (Wide& a : wide) a = identity_vector<Wide, Op>();
     for (std::size_t b = 0; b < blocks; ++b) {
-        Vec block[kVectors];
+        Wide block[L::block_count];
         prefetch_ahead(x + b * kLanes<T>, kLanes<T> * sizeof(typename L::input));
         L::load_block(x + b * kLanes<T>, block);
-        for (std::size_t k = 0; k < kVectors; ++k) acc[k] = Op::combine(acc[k], block[k]);
+        for (std::size_t k = 0; k < L::block_count; ++k) wide[k] = Op::combine(wide[k], block[k]);
     }
+    typename VectorOf<T>::type acc[kVectors];
+    L::to_accumulators(wide, acc);
     for (std::size_t width = kVectors / 2; width > 0; width /= 2) {
         for (std::size_t k = 0; k < width; ++k) acc[k] = Op::combine(acc[k], acc[k + width]);
     }
@@ -242,17 +267,18 @@ GPUCORE_CPU_INLINE T reduce_short(const typename L::input* x, std::size_t n) {
     return result;
 }
 
-// Up to kChunk elements: leaves left to right, a tree over their vectors, then over the lanes;
-// the last n % kLanes elements are added at the end.
+// Up to a chunk of elements: leaves left to right, a tree over their vectors, then over the
+// lanes; the last n % kLanes elements are added at the end.
 template <class T, class Op, class L>
 GPUCORE_CPU_INLINE T reduce_span(const typename L::input* x, std::size_t n) {
-    static_assert(kLeaf % kLanes<T> == 0, "leaves hold whole blocks");
+    constexpr std::size_t leaf = kLeaf * kWidening<T, typename L::input>;
+    static_assert(leaf % kLanes<T> == 0, "leaves hold whole blocks");
     if (n < kLanes<T>) return reduce_short<T, Op, L>(x, n);
     const std::size_t whole = n / kLanes<T> * kLanes<T>;
     typename VectorOf<T>::type leaves[kChunk / kLeaf];
     std::size_t count = 0;
-    for (std::size_t first = 0; first < whole; first += kLeaf) {
-        leaves[count++] = reduce_leaf<T, Op, L>(x + first, std::min(kLeaf, whole - first) / kLanes<T>);
+    for (std::size_t first = 0; first < whole; first += leaf) {
+        leaves[count++] = reduce_leaf<T, Op, L>(x + first, std::min(leaf, whole - first) / kLanes<T>);
     }
     T result = combine_lanes<T, Op>(combine_tree<Op>(leaves, count));
     for (std::size_t i = whole; i < n; ++i) result = Op::combine(result, static_cast<T>(x[i]));
@@ -311,9 +337,11 @@ void reduce_rows_typed(const T* in, std::size_t rows, std::size_t cols, T* out) 
 
 // ---- 16-bit floats ------------------------------------------------------------------------------
 // half and bfloat16 accumulate in float, widened in registers as the leaves read them (the loaders
-// above), so the input is read once at its own width: the same blocked pairwise trees as the
-// float kernels (half: the very same order; bfloat16: a block's elements sit in other lanes), a
-// row's chunks and partials combine in float, and the result is rounded once to T (nearest even).
+// above), so the input is read once at its own width: blocked pairwise trees like the float
+// kernels', over leaves and chunks of the same bytes (kWidening), a row's chunks and partials
+// combine in float, and the result is rounded once to T (nearest even). Every loader of a type
+// (portable, F16C, AVX-512) puts each element in the same lane: the results do not depend on the
+// processor.
 
 // The element types that accumulate in a wider type (accumulator_t): half and bfloat16.
 template <class T>
@@ -336,7 +364,7 @@ using WidenedChunk = float (*)(const T*, std::size_t);
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) // clang 14 lacks the "f16c" feature test
 // half -> float with the F16C conversion instruction, where the processor has it (with AVX2).
-struct HalfToFloatF16c {
+struct HalfToFloatF16c : NarrowBlocks<float> {
     using input = half;
     __attribute__((target("avx2,f16c"))) static VectorOf<float>::type load(const half* x) {
         const __m256 wide = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x)));
@@ -355,12 +383,88 @@ template <class Op>
 __attribute__((target("avx2,f16c"), flatten)) float reduce_chunk_half_f16c(const half* x, std::size_t n) {
     return reduce_span<float, Op, HalfToFloatF16c>(x, n);
 }
+
+// 16-bit floats -> float 16 lanes at a time, where the processor has AVX-512: half the
+// conversion and add instructions per byte of the AVX2 loaders (a few per cent faster out of the
+// cache on a 16-core Xeon; BENCHMARKS.md: the cpu 16-bit reductions with AVX-512). A leaf block
+// (32 elements) is two 16-lane vectors, each holding two of the narrow loaders' accumulators side
+// by side, so every lane sums the same elements in the same order.
+#define GPUCORE_CPU_AVX512 __attribute__((target("avx512f,avx2,f16c")))
+typedef float WideFloats __attribute__((vector_size(64)));
+typedef std::uint32_t WideWords __attribute__((vector_size(64)));
+static_assert(2 * sizeof(WideFloats) == kVectors * sizeof(VectorOf<float>::type), "a block is two wide vectors");
+
+// The narrow accumulators `first` and `second` are the low and high halves of `v`.
+GPUCORE_CPU_INLINE void split_wide(const WideFloats& v, VectorOf<float>::type& first, VectorOf<float>::type& second) {
+    std::memcpy(&first, &v, sizeof(first));
+    std::memcpy(&second, reinterpret_cast<const char*>(&v) + sizeof(first), sizeof(second));
+}
+
+// half: v[k] holds the elements 16k..16k+15, the narrow accumulators 2k and 2k + 1.
+struct HalfToFloatAvx512 {
+    using input = half;
+    using block_vector = WideFloats;
+    static constexpr std::size_t block_count = 2;
+    GPUCORE_CPU_AVX512 static VectorOf<float>::type load(const half* x) { return HalfToFloatF16c::load(x); }
+    GPUCORE_CPU_AVX512 static void load_block(const half* x, WideFloats (&v)[2]) {
+        for (std::size_t k = 0; k < 2; ++k) {
+            // The zero-masked form with every lane selected: the plain _mm512_cvtph_ps of GCC 12
+            // reads an undefined vector, which -Wmaybe-uninitialized reports.
+            const __m512 wide = _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + 16 * k)));
+            std::memcpy(&v[k], &wide, sizeof(wide));
+        }
+    }
+    static GPUCORE_CPU_INLINE void to_accumulators(const WideFloats (&v)[2], VectorOf<float>::type (&acc)[kVectors]) {
+        split_wide(v[0], acc[0], acc[1]);
+        split_wide(v[1], acc[2], acc[3]);
+    }
+};
+
+// bfloat16: the block's 16 words, shifted (even elements) and masked (odd ones), as in
+// BFloat16ToFloat: v[0] holds the narrow accumulators 0 and 2, v[1] the accumulators 1 and 3.
+struct BFloat16ToFloatAvx512 {
+    using input = bfloat16;
+    using block_vector = WideFloats;
+    static constexpr std::size_t block_count = 2;
+    static GPUCORE_CPU_INLINE VectorOf<float>::type load(const bfloat16* x) { return BFloat16ToFloat::load(x); }
+    static GPUCORE_CPU_INLINE void load_block(const bfloat16* x, WideFloats (&v)[2]) {
+        WideWords words;
+        std::memcpy(&words, x, sizeof(words));
+        const WideWords even = words << 16, odd = words & 0xFFFF0000u;
+        std::memcpy(&v[0], &even, sizeof(even));
+        std::memcpy(&v[1], &odd, sizeof(odd));
+    }
+    static GPUCORE_CPU_INLINE void to_accumulators(const WideFloats (&v)[2], VectorOf<float>::type (&acc)[kVectors]) {
+        split_wide(v[0], acc[0], acc[2]);
+        split_wide(v[1], acc[1], acc[3]);
+    }
+};
+
+template <class Op, class L>
+GPUCORE_CPU_AVX512 __attribute__((flatten)) float reduce_chunk_avx512(const typename L::input* x, std::size_t n) {
+    return reduce_span<float, Op, L>(x, n);
+}
+
+template <class T>
+struct WidenToFloatAvx512;
+template <>
+struct WidenToFloatAvx512<half> {
+    using type = HalfToFloatAvx512;
+};
+template <>
+struct WidenToFloatAvx512<bfloat16> {
+    using type = BFloat16ToFloatAvx512;
+};
 #endif
 
+// The fastest chunk kernel this processor runs: AVX-512, else (half) F16C, else the AVX2 and
+// baseline clones. A test may turn F16C off for the portable half conversion.
 template <class T, class Op>
 WidenedChunk<T> widened_chunk_kernel() {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-    if constexpr (std::is_same_v<T, half>) {
+    constexpr bool is_half = std::is_same_v<T, half>;
+    if (avx512_enabled() && (!is_half || f16c_enabled())) return &reduce_chunk_avx512<Op, typename WidenToFloatAvx512<T>::type>;
+    if constexpr (is_half) {
         if (f16c_enabled()) return &reduce_chunk_half_f16c<Op>;
     }
 #endif
@@ -371,17 +475,18 @@ template <class T, class Op>
 void reduce_rows_widened(const T* in, std::size_t rows, std::size_t cols, T* out) {
     if (rows == 0) return;
     const WidenedChunk<T> reduce_piece = widened_chunk_kernel<T, Op>();
-    const std::size_t chunks_per_row = std::max<std::size_t>(1, (cols + kChunk - 1) / kChunk);
+    constexpr std::size_t chunk = kChunk * kWidening<float, T>;
+    const std::size_t chunks_per_row = std::max<std::size_t>(1, (cols + chunk - 1) / chunk);
     const std::size_t items = rows * chunks_per_row;
     const int threads = threads_for(rows * cols * sizeof(T));
     std::unique_ptr<float[]> partials(new float[items]);
     // Short rows are grabbed in groups of about one chunk of elements.
-    const std::size_t group = std::max<std::size_t>(1, kChunk / std::max<std::size_t>(cols, 1));
+    const std::size_t group = std::max<std::size_t>(1, chunk / std::max<std::size_t>(cols, 1));
     parallel_for(items, group, items > 1 ? threads : 1, [&](std::size_t begin, std::size_t end) {
         for (std::size_t item = begin; item < end; ++item) {
             const std::size_t r = item / chunks_per_row;
-            const std::size_t first = item % chunks_per_row * kChunk;
-            const std::size_t n = std::min(kChunk, cols - std::min(cols, first));
+            const std::size_t first = item % chunks_per_row * chunk;
+            const std::size_t n = std::min(chunk, cols - std::min(cols, first));
             partials[item] = reduce_piece(in + r * cols + first, n);
         }
     });

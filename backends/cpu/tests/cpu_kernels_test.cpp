@@ -396,6 +396,121 @@ TEST(CpuHalf, PortableConversionGivesTheF16cResultsBitForBit) {
     }
 }
 
+// ---- 16-bit reductions: leaf and chunk edges, both vector widths ---------------------------------
+
+// The AVX2 (and F16C) kernels for one scope, on a processor whose 16-bit reductions would otherwise
+// use AVX-512.
+class Avx2Only {
+public:
+    Avx2Only() { set_avx512_enabled(false); }
+    ~Avx2Only() { set_avx512_enabled(true); }
+    Avx2Only(const Avx2Only&) = delete;
+    Avx2Only& operator=(const Avx2Only&) = delete;
+};
+
+template <class T>
+class CpuSixteenBitReduce : public ::testing::Test {};
+using SixteenBitTypes = ::testing::Types<half, bfloat16>;
+TYPED_TEST_SUITE(CpuSixteenBitReduce, SixteenBitTypes);
+
+// 16-bit leaves hold 2048 elements and chunks 131072 (the bytes of float's): one element, a part
+// block, both sides of each edge, rows spanning several chunks, short rows in groups.
+const std::size_t kSixteenBitShapes[][2] = {{1, 1},      {1, 31},       {1, 2047},         {1, 2049}, {1, 131071},
+                                            {1, 131073}, {2, 262143},   {3, 3 * 131072 + 5}, {9, 40961}, {1000, 33},
+                                            {4096, 16},  {5, 65536 * 3}};
+
+// Rows on which a sum's result depends on the order of its additions: values of T over a wide
+// range of magnitudes in pairs v, -v at random places of a row, so that the exact sum is at most
+// one value and a float sum leaves whichever small values the order of its additions did not
+// absorb (another pairing of the partial sums gives another result, even after rounding to T).
+// For products: 1 and its neighbours in T, so that long rows neither overflow nor underflow.
+template <class T>
+std::vector<T> order_sensitive_rows(std::size_t rows, std::size_t cols, gpucore_reduce_op op) {
+    std::vector<T> x(rows * cols);
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+    const float step = static_cast<float>(std::numeric_limits<T>::epsilon());
+    const int widest = std::is_same_v<T, half> ? 12 : 24; // half's largest finite value is 65504
+    for (std::size_t r = 0; r < rows; ++r) {
+        T* row = x.data() + r * cols;
+        for (std::size_t c = 0; c < cols; ++c) {
+            const float u = unit(rng());
+            if (op == GPUCORE_REDUCE_PROD) row[c] = T(1.0f + u * step);
+            else if (c % 2 == 1) row[c] = T(-static_cast<float>(row[c - 1]));
+            else row[c] = T(std::ldexp(u, static_cast<int>(rng()() % static_cast<unsigned>(widest + 8)) - 8));
+        }
+        std::shuffle(row, row + cols, rng());
+    }
+    return x;
+}
+
+template <class T>
+std::vector<T> reduce_rows_of(gpucore_reduce_op op, const std::vector<T>& x, std::size_t rows, std::size_t cols) {
+    std::vector<T> out(rows, T::from_bits(0x5555));
+    reduce_rows(dtype_of<T>(), op, x.data(), rows, cols, out.data());
+    return out;
+}
+
+TYPED_TEST(CpuSixteenBitReduce, MatchesADoubleReferenceAtLeafAndChunkEdges) {
+    using T = TypeParam;
+    // Float partials (24-bit significands, blocked pairwise trees) and one rounding to T.
+    const double float_eps = std::ldexp(1.0, -23);
+    const double t_eps = static_cast<float>(std::numeric_limits<T>::epsilon());
+    for (gpucore_reduce_op op : kOps) {
+        for (const auto& shape : kSixteenBitShapes) {
+            const std::size_t rows = shape[0], cols = shape[1];
+            SCOPED_TRACE(::testing::Message() << "op " << op << " shape " << rows << "x" << cols);
+            const std::vector<T> x = order_sensitive_rows<T>(rows, cols, op);
+            const std::vector<T> got = reduce_rows_of(op, x, rows, cols);
+            for (std::size_t r = 0; r < rows; ++r) {
+                double value = op == GPUCORE_REDUCE_SUM ? 0.0 : op == GPUCORE_REDUCE_PROD ? 1.0 : static_cast<float>(x[r * cols]);
+                double magnitude = 0.0;
+                for (std::size_t c = 0; c < cols; ++c) {
+                    const double v = static_cast<float>(x[r * cols + c]);
+                    if (op == GPUCORE_REDUCE_SUM) value += v;
+                    if (op == GPUCORE_REDUCE_PROD) value *= v;
+                    if (op == GPUCORE_REDUCE_MIN) value = std::min(value, v);
+                    if (op == GPUCORE_REDUCE_MAX) value = std::max(value, v);
+                    magnitude += std::fabs(v);
+                }
+                const double g = static_cast<float>(got[r]);
+                if (op == GPUCORE_REDUCE_MIN || op == GPUCORE_REDUCE_MAX) {
+                    ASSERT_EQ(g, value) << "row " << r;
+                    continue;
+                }
+                const double accumulated = op == GPUCORE_REDUCE_SUM
+                                               ? 2.0 * float_eps * (64.0 + std::log2(static_cast<double>(cols) + 2.0)) * magnitude
+                                               : 2.0 * float_eps * static_cast<double>(cols + 2) * std::fabs(value);
+                ASSERT_LE(std::fabs(g - value), accumulated + t_eps * std::fabs(value)) << "row " << r << ": got " << g << ", reference " << value;
+            }
+        }
+    }
+}
+
+TYPED_TEST(CpuSixteenBitReduce, Avx512GivesTheAvx2ResultsBitForBit) {
+    using T = TypeParam;
+    if (!avx512_enabled()) GTEST_SKIP() << "no AVX-512 path here: the AVX2 and portable kernels are the only ones";
+    for (gpucore_reduce_op op : kOps) {
+        for (const auto& shape : kSixteenBitShapes) {
+            const std::size_t rows = shape[0], cols = shape[1];
+            SCOPED_TRACE(::testing::Message() << "op " << op << " shape " << rows << "x" << cols);
+            std::vector<T> x = order_sensitive_rows<T>(rows, cols, op);
+            // A NaN in one row: it propagates on both paths.
+            if (rows > 1) x[cols + cols / 2] = std::numeric_limits<T>::quiet_NaN();
+            const std::vector<T> wide = reduce_rows_of(op, x, rows, cols);
+            std::vector<T> narrow;
+            {
+                Avx2Only scope;
+                narrow = reduce_rows_of(op, x, rows, cols);
+            }
+            for (std::size_t r = 0; r < rows; ++r) {
+                const bool both_nan = wide[r] != wide[r] && narrow[r] != narrow[r];
+                ASSERT_TRUE(both_nan || wide[r].bits() == narrow[r].bits())
+                    << "row " << r << ": AVX-512 " << static_cast<float>(wide[r]) << ", AVX2 " << static_cast<float>(narrow[r]);
+            }
+        }
+    }
+}
+
 // ---- both store paths --------------------------------------------------------------------------
 
 // Forces the non-temporal store paths (normally taken only above the LLC size) for one scope.
