@@ -26,6 +26,7 @@
 #include "case_result.hpp"
 #include "count_validator.hpp"
 #include "exit_codes.hpp"
+#include "in_turn.hpp"
 #include "output.hpp"
 #include "gpucore/gpucore.hpp"
 #include "op_case.hpp"
@@ -50,9 +51,20 @@ struct PeerResult {
     double speedup = 0;       // peer median / gpucore median (> 1: gpucore faster)
 };
 
+// A case timed in turn with the reference its target names (BenchCase::in_turn_with, in_turn.hpp):
+// the median, least and greatest of its GB/s over the reference's, per pair of runs.
+struct InTurnResult {
+    std::string reference;
+    std::size_t pairs = 0;
+    double ratio = 0; // the median pair's
+    double ratio_min = 0;
+    double ratio_max = 0;
+};
+
 struct BenchResult {
     CaseResult run;
     std::string target;
+    std::optional<InTurnResult> in_turn;
     std::size_t sets = 1;
     double footprint_bytes = 0;
     TimingStats copy;
@@ -146,6 +158,34 @@ PeerResult time_openmp_peer(OpCase<T>& op, Stream& stream, std::size_t repeats) 
     return r;
 }
 
+// Times `ours` and the reference case `reference_spec` in turn (in_turn.hpp): `repeats` pairs,
+// both rotating through their sets, all on one stream.
+template <class T>
+InTurnResult time_in_turn(const Device& device, OpCase<T>& ours, Stream& stream, const CaseSpec& reference_spec,
+                          double rotation_bytes, std::size_t repeats, std::uint64_t seed) {
+    return gpucore::visit(reference_spec.dtype, [&](auto tag) {
+        using R = typename decltype(tag)::type;
+        OpCase<R> reference(device, reference_spec, rotation_sets(rotation_bytes, reference_spec.bytes_moved()), seed);
+        for (std::size_t i = 0; i < warmup_runs; ++i) reference.enqueue(stream, i % reference.sets());
+        stream.synchronize();
+        settle_host_threads();
+        const auto times = event_times_ms(stream, 2 * repeats, [](std::size_t) {}, [&](std::size_t i) {
+            if (in_turn_run_is_measured(i)) ours.enqueue(stream, next_set(i / 2, ours.sets()));
+            else reference.enqueue(stream, next_set(i / 2, reference.sets()));
+        });
+        // summarize's order statistics, here of ratios rather than milliseconds.
+        const TimingStats stats =
+            summarize(in_turn_gbps_ratios(times, ours.spec().bytes_moved(), reference_spec.bytes_moved()));
+        InTurnResult r;
+        r.reference = reference_spec.name();
+        r.pairs = stats.samples;
+        r.ratio = stats.median_ms;
+        r.ratio_min = stats.min_ms;
+        r.ratio_max = stats.max_ms;
+        return r;
+    });
+}
+
 template <class T>
 BenchResult bench_case(const Device& device, const BenchCase& bc, double rotation_bytes, std::size_t repeats,
                        std::uint64_t seed) {
@@ -183,6 +223,8 @@ BenchResult bench_case(const Device& device, const BenchCase& bc, double rotatio
         result.run.gbps = gbps(spec.bytes_moved(), result.run.timing.median_ms);
         if (device.backend_name() == "cpu" && spec.op == &operation("vector_add"))
             result.peer = time_openmp_peer(op, stream, repeats);
+        if (bc.in_turn_with)
+            result.in_turn = time_in_turn(device, op, stream, *bc.in_turn_with, rotation_bytes, repeats, seed);
     } // frees the case's buffers before the copy baseline allocates its own
     result.copy = time_copy(device, spec.bytes_moved(), rotation_bytes, repeats, result.copy_gbps);
     return result;
@@ -208,6 +250,13 @@ nlohmann::json bench_json(const BenchResult& r) {
     j["copy"] = timing_json(r.copy);
     j["copy"]["gbps"] = json_number(r.copy_gbps);
     j["percent_of_copy"] = json_number(r.copy_gbps > 0 ? 100.0 * r.run.gbps / r.copy_gbps : NAN);
+    if (r.in_turn) {
+        j["in_turn"] = {{"reference", r.in_turn->reference},
+                        {"pairs", r.in_turn->pairs},
+                        {"gbps_ratio", json_number(r.in_turn->ratio)},
+                        {"gbps_ratio_min", json_number(r.in_turn->ratio_min)},
+                        {"gbps_ratio_max", json_number(r.in_turn->ratio_max)}};
+    }
     if (r.peer) {
         j["peer"] = {{"name", r.peer->name},
                      {"peer_wall", timing_json(r.peer->peer_wall)},
@@ -261,9 +310,15 @@ void print_table(const Device& device, std::size_t repeats, const std::vector<Be
     if (any_peer)
         std::cout << "peer: openmp_loop time / gpucore time, both host wall-clock including "
                      "synchronisation (> 1: gpucore faster)\n";
-    for (const BenchResult& r : rs)
-        if (!r.target.empty())
-            std::cout << "* " << r.run.spec.name() << ": " << r.target << "\n";
+    for (const BenchResult& r : rs) {
+        if (r.target.empty()) continue;
+        std::cout << "* " << r.run.spec.name() << ": " << r.target;
+        if (r.in_turn)
+            std::cout << "; timed in turn with " << r.in_turn->reference << ": " << fixed(r.in_turn->ratio, 3)
+                      << "x (median of " << r.in_turn->pairs << " pairs, " << fixed(r.in_turn->ratio_min, 3) << "-"
+                      << fixed(r.in_turn->ratio_max, 3) << ")";
+        std::cout << "\n";
+    }
 }
 
 } // namespace

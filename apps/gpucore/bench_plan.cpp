@@ -24,7 +24,7 @@ struct Plan {
         spec.reduce_op = rop;
         spec.rows = rows;
         spec.cols = cols;
-        cases.push_back({spec, std::move(target)});
+        cases.push_back({spec, std::move(target), std::nullopt});
     }
     void vector_add(DType t, std::size_t n, std::string target = {}) {
         add(operation("vector_add"), t, ReduceOp::sum, 1, n, std::move(target));
@@ -37,6 +37,12 @@ struct Plan {
     }
     void reduce_rows(DType t, std::size_t rows, std::size_t cols, std::string target = {}) {
         add(operation("reduce_rows"), t, ReduceOp::sum, rows, cols, std::move(target));
+    }
+    // The last case's target compares its GB/s with the same case in `reference`'s dtype.
+    void in_turn_with(DType reference) {
+        CaseSpec spec = cases.back().spec;
+        spec.dtype = reference;
+        cases.back().in_turn_with = spec;
     }
     bool has(const Operation& op) const {
         for (const BenchCase& c : cases)
@@ -109,8 +115,10 @@ void cpu_plan(Plan& p) {
     // fixed cost of a parallel launch (which dominates a 2^22-element reduce on a many-core host).
     for (DType t : other_dtypes()) {
         p.reduce(t, ReduceOp::sum, pow2(22));
-        if (accumulates_in_wider_type(t))
+        if (accumulates_in_wider_type(t)) {
             p.reduce(t, ReduceOp::sum, pow2(26), target + "GB/s >= 1.0x reduce sum f32 2^26's");
+            p.in_turn_with(DType::f32);
+        }
     }
     for (ReduceOp op : {ReduceOp::min, ReduceOp::max, ReduceOp::prod})
         p.reduce(DType::f32, op, pow2(22));
@@ -126,8 +134,10 @@ void cpu_plan(Plan& p) {
     p.reduce_rows(DType::f32, 8192, 8192);
     for (DType t : other_dtypes()) {
         p.reduce_rows(t, 2048, 2048);
-        if (accumulates_in_wider_type(t))
+        if (accumulates_in_wider_type(t)) {
             p.reduce_rows(t, 8192, 8192, target + "GB/s >= 1.0x reduce_rows sum f32 8192x8192's");
+            p.in_turn_with(DType::f32);
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 // An operation without a plan of its own (bench_plan.cpp) gets default sizes for its layout.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,9 @@ struct BenchCase {
     // Non-empty for a case with a speed target, e.g. "CPU target: >= 1.0x a plain OpenMP loop";
     // printed below the table so a reader finds them.
     std::string target;
+    // For a target that is a ratio to another case's GB/s: that case, timed in turn with this one
+    // (the two cases' own rows are timed minutes apart, too far for a ratio on a shared machine).
+    std::optional<CaseSpec> in_turn_with;
 };
 
 // quick: small sizes only (seconds on a 2-core CPU, no target cases). gpu: sizes for a device
