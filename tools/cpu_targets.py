@@ -6,6 +6,8 @@ peers (tools/cpu_peers.py) on the same machine, one after the other, then prints
   vector_add f32 2^26       >= 1.0x a plain OpenMP loop   (the peer runs inside `gpucore bench`)
   reduce sum f32 2^26       >= 1.5x numpy a.sum()
   transpose f32 8192x8192   >= 8x   numpy np.copyto(out, m.T)
+  reduce and reduce_rows f16/bf16   GB/s >= 1.0x f32's at the same shape (timed in turn with it
+                                    inside `gpucore bench`)
 
 Usage: tools/cpu_targets.py [BUILD_DIR] [--json FILE]     (BUILD_DIR defaults to build)
 Exit status: 0 all targets met, 1 a target missed, 2 a run failed.
@@ -59,13 +61,16 @@ def main(argv):
     tr = cases["transpose f32 8192x8192"]
     rows.append(("transpose f32 8192x8192", "numpy copyto(out, m.T)",
                  numpy_ms("transpose", [8192, 8192]) / tr["ms"], 8.0))
+    for name, case in cases.items():
+        if "in_turn" in case:
+            rows.append((name, case["in_turn"]["reference"] + " (GB/s)", case["in_turn"]["gbps_ratio"], 1.0))
 
-    print(f"\n{'case':26} {'peer':24} {'speedup':>8} {'target':>7}  result")
+    print(f"\n{'case':32} {'peer':38} {'speedup':>8} {'target':>7}  result")
     missed = 0
     for name, peer, ratio, target in rows:
         ok = ratio >= target
         missed += not ok
-        print(f"{name:26} {peer:24} {ratio:7.2f}x {target:6.1f}x  {'met' if ok else 'MISSED'}")
+        print(f"{name:32} {peer:38} {ratio:7.2f}x {target:6.1f}x  {'met' if ok else 'MISSED'}")
     if json_out:
         with open(json_out, "w") as f:
             json.dump([{"case": n, "peer": p, "speedup": r, "target": t} for n, p, r, t in rows], f, indent=1)
