@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Launchers of vector_add and fill.
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <cstring>
 
 #include "dtype_dispatch.cuh"
+#include "grid_limits.hpp"
 #include "kernels/elementwise_kernels.cuh"
 #include "launch.hpp"
 #include "op_slot.hpp"
@@ -14,15 +14,15 @@
 namespace gpucore::gpu {
 namespace {
 
-// Blocks for `units` of work at `work_per_block_units` each, capped (0: no cap) and <= INT_MAX.
-unsigned int grid_for(std::size_t work_per_block_units, std::size_t units, const DeviceShape& device,
+// Blocks of `block_threads` threads for `units` of work at `work_per_block_units` each, capped at
+// `blocks_per_sm_cap` per SM (0: no cap) and at the launch limit (grid_limits.hpp).
+unsigned int grid_for(int block_threads, std::size_t work_per_block_units, std::size_t units, const DeviceShape& device,
                       int blocks_per_sm_cap) {
     std::size_t blocks = units / work_per_block_units + (units % work_per_block_units != 0);
     if (blocks_per_sm_cap > 0) {
         blocks = std::min(blocks, static_cast<std::size_t>(device.sm_count) * blocks_per_sm_cap);
     }
-    blocks = std::min(blocks, static_cast<std::size_t>(INT_MAX));
-    return static_cast<unsigned int>(std::max<std::size_t>(blocks, 1));
+    return capped_grid(blocks, static_cast<std::size_t>(block_threads));
 }
 
 template <class Word>
@@ -30,7 +30,7 @@ void fill_words(void* dst, const void* value, std::size_t count, const LaunchCon
     using Policy = TuningPolicy::Fill;
     Word word;
     std::memcpy(&word, value, sizeof(Word));
-    const unsigned int grid = grid_for(static_cast<std::size_t>(Policy::kThreads) * Pack<Word>::kCount,
+    const unsigned int grid = grid_for(Policy::kThreads, static_cast<std::size_t>(Policy::kThreads) * Pack<Word>::kCount,
                                        count, ctx.device, Policy::kBlocksPerSmCap);
     launch_kernel(fill_kernel<Word, Policy::kThreads>, grid, Policy::kThreads, 0, ctx.stream,
                   static_cast<Word*>(dst), word, count);
@@ -56,7 +56,7 @@ void launch_vector_add(gpucore_dtype dtype, const void* a, const void* b, void* 
         const std::size_t per_block =
             static_cast<std::size_t>(Policy::kThreads) * Policy::kPacksPerThread *
             (packed ? Pack<T>::kCount : 1);
-        const unsigned int grid = grid_for(per_block, n, ctx.device, Policy::kBlocksPerSmCap);
+        const unsigned int grid = grid_for(Policy::kThreads, per_block, n, ctx.device, Policy::kBlocksPerSmCap);
         const T* ta = static_cast<const T*>(a);
         const T* tb = static_cast<const T*>(b);
         T* tc = static_cast<T*>(c);

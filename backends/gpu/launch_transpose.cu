@@ -2,12 +2,12 @@
 // Launcher of transpose: kernels move raw words of the element's size, so every dtype of one size
 // shares one kernel.
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <limits>
 #include <string>
 
 #include "gpu_error.hpp"
+#include "grid_limits.hpp"
 #include "gpucore/element_types.hpp"
 #include "kernels/transpose_bulk_kernel.cuh"
 #include "kernels/transpose_kernel.cuh"
@@ -27,13 +27,18 @@ bool small_index(std::size_t rows, std::size_t cols) {
     return rows < kMax - overhang && cols < kMax - overhang && rows * cols <= kMax;
 }
 
-// A block per tile of tile_rows x tile_cols input elements, at most INT_MAX (the kernels stride).
-unsigned int tile_grid(std::size_t rows, std::size_t cols, std::size_t tile_rows, std::size_t tile_cols) {
+// A block per tile of tile_rows x tile_cols input elements, for blocks of block_threads_x threads
+// along x, capped at the launch limit (grid_limits.hpp; the kernels stride over the tiles).
+unsigned int tile_grid(std::size_t rows, std::size_t cols, std::size_t tile_rows, std::size_t tile_cols,
+                       std::size_t block_threads_x) {
     const std::size_t tiles = ((rows + tile_rows - 1) / tile_rows) * ((cols + tile_cols - 1) / tile_cols);
-    return static_cast<unsigned int>(std::min<std::size_t>(tiles, INT_MAX));
+    return capped_grid(tiles, block_threads_x);
 }
 
-unsigned int tile_grid(std::size_t rows, std::size_t cols, std::size_t tile) { return tile_grid(rows, cols, tile, tile); }
+// Square tiles, a thread per column of a tile along x.
+unsigned int tile_grid(std::size_t rows, std::size_t cols, std::size_t tile) {
+    return tile_grid(rows, cols, tile, tile, tile);
+}
 
 // The bulk-copy kernel where the vendor has the engine, the device runs the kernel's sm_90 code,
 // and both arrays qualify for tensor maps; false (nothing launched) otherwise.
@@ -60,9 +65,9 @@ bool transpose_with_bulk_copy(const void* in, void* out, std::size_t rows, std::
         }
         const std::size_t tiles = ((cols + kInner - 1) / kInner) *
                                   ((rows + Policy::kBulkBoxRows - 1) / Policy::kBulkBoxRows);
-        const std::size_t grid = std::min(
-            tiles, resident_blocks_of<kernel, Policy::kBulkThreads, kShared>(ctx.device));
-        launch_kernel(kernel, static_cast<unsigned int>(grid), Policy::kBulkThreads, kShared,
+        const unsigned int grid = capped_grid(
+            std::min(tiles, resident_blocks_of<kernel, Policy::kBulkThreads, kShared>(ctx.device)), Policy::kBulkThreads);
+        launch_kernel(kernel, grid, Policy::kBulkThreads, kShared,
                       ctx.stream, in_map, out_map, rows, cols);
         GPUCORE_GPU_CHECK(last_launch_error());
         return true;
@@ -77,8 +82,7 @@ void launch_narrow(const Word* in, Word* out, std::size_t rows, std::size_t cols
     constexpr int kChunk = Policy::narrow_chunk(sizeof(Word), kFewRows, kSteps, kPack);
     constexpr std::size_t kPositions = static_cast<std::size_t>(kPack) * kChunk * kSteps;
     const std::size_t long_side = kFewRows ? cols : rows;
-    const auto grid = static_cast<unsigned int>(
-        std::min<std::size_t>((long_side + kPositions - 1) / kPositions, INT_MAX));
+    const unsigned int grid = capped_grid((long_side + kPositions - 1) / kPositions, kChunk);
     launch_kernel(transpose_narrow_kernel<Word, kChunk, Policy::kNarrow, kSteps, kFewRows, kPack>, grid, kChunk,
                   0, ctx.stream, in, out, rows, cols);
 }
@@ -151,7 +155,7 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
     if constexpr (sizeof(Word) == 2) {
         if (rows_off_sectors && Policy::pair_writes(sizeof(Word), rows, bytes)) {
             launch_kernel(transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairTileCols, Policy::kPairBlockRows>,
-                          tile_grid(rows, cols, Policy::kPairTileRows, Policy::kPairTileCols),
+                          tile_grid(rows, cols, Policy::kPairTileRows, Policy::kPairTileCols, Policy::kPairTileCols),
                           dim3(Policy::kPairTileCols, Policy::kPairBlockRows), 0, ctx.stream, words_in, words_out,
                           static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
             return;
@@ -189,7 +193,9 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
         if (transpose_with_bulk_copy<Word>(in, out, rows, cols, ctx)) return;
         const dim3 block(Policy::kVectorThreadsX, Policy::kVectorThreadsY);
         launch_kernel(transpose_vector_kernel<Word, Policy::kVectorThreadsX, Policy::kVectorThreadsY>,
-                      tile_grid(rows, cols, Policy::kVectorThreadsX * kVec), block, 0, ctx.stream,
+                      tile_grid(rows, cols, Policy::kVectorThreadsX * kVec, Policy::kVectorThreadsX * kVec,
+                                Policy::kVectorThreadsX),
+                      block, 0, ctx.stream,
                       static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols);
     } else {
         transpose_tiles<Word>(in, out, rows, cols, small, ctx);

@@ -2,6 +2,7 @@
 // Kernel modules: Module, Kernel, and the checks of every launch before anything is enqueued.
 #include "gpucore/module.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -21,6 +22,10 @@ constexpr std::uint64_t kMaxBlockThreads = 1024;
 constexpr std::uint32_t kMaxBlockZ = 64;
 constexpr std::uint32_t kMaxGridX = 0x7FFFFFFFu;
 constexpr std::uint32_t kMaxGridYZ = 65535;
+// HIP also runs fewer than 2^32 work-items (grid x block) along each dimension: AMD's dispatch
+// packet holds them in 32 bits, and past that some ROCm releases refuse the launch while others
+// run a truncated grid.
+constexpr std::uint64_t kMaxHipWorkItems = 0xFFFFFFFFu;
 // Dynamic shared memory per block on CPU-executed devices: the most a GPU allows (H100/H200).
 constexpr std::size_t kCpuMaxSharedBytes = 227 * 1024;
 // Bytes each argument occupies in a launch's argument block.
@@ -226,6 +231,15 @@ void Kernel::launch_checked(Stream& stream, const LaunchConfig& config, const gp
     if (g.x > kMaxGridX || g.y > kMaxGridYZ || g.z > kMaxGridYZ) {
         fail("a grid of " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" + std::to_string(g.z) +
              " blocks is larger than devices run (x below 2^31, y and z at most 65535)");
+    }
+    if (module_->kind == "hip") {
+        const std::uint64_t most = std::max({std::uint64_t{g.x} * b.x, std::uint64_t{g.y} * b.y, std::uint64_t{g.z} * b.z});
+        if (most > kMaxHipWorkItems) {
+            fail("a grid of " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" + std::to_string(g.z) +
+                 " blocks of " + std::to_string(b.x) + "x" + std::to_string(b.y) + "x" + std::to_string(b.z) +
+                 " threads has " + std::to_string(most) +
+                 " work-items along one dimension; HIP runs fewer than 2^32 (give each thread several elements)");
+        }
     }
     if (config.shared_bytes > std::numeric_limits<std::uint32_t>::max() ||
         (module_->kind == "cpu" && config.shared_bytes > kCpuMaxSharedBytes)) {

@@ -3,9 +3,13 @@
 // and that split plans stay within the scratch.
 #include <gtest/gtest.h>
 
+#include <climits>
+#include <cstdint>
+#include <limits>
 #include <tuple>
 #include <vector>
 
+#include "grid_limits.hpp"
 #include "reduce_rows_plan.hpp"
 #include "tuning_policy.hpp"
 
@@ -245,6 +249,38 @@ TEST(ReduceRowsPlan, LongRowsTooFewForTwoPerSmAreSplitIntoPieces) {
     // A split that fills the wave already stays (8 rows x 49 blocks, 128 rows x 3).
     EXPECT_EQ(plan_reduce_rows(128, std::size_t{1} << 21, kH100, kPartials, kTickets, wave).split, 3u);
     EXPECT_EQ(plan_reduce_rows(8, std::size_t{1} << 26, kH100, kPartials, kTickets, wave).split, 49u);
+}
+
+// The threads per block the plan's kernel launches with.
+int block_threads(const RowPlan& p) {
+    using Policy = TuningPolicy::ReduceRows;
+    switch (p.strategy) {
+    case RowStrategy::sub_warp: return Policy::kSubWarpThreads;
+    case RowStrategy::warp_per_row: return Policy::kWarpRowThreads;
+    case RowStrategy::block_per_row: break;
+    }
+    return p.lean_threads > 0 ? p.lean_threads : Policy::kBlockThreads;
+}
+
+// CUDA runs at most 2^31 - 1 blocks, HIP at most 2^32 - 1 work-items along x (grid_limits.hpp):
+// more rows than either holds still get a grid both run, whose blocks stride over the rest.
+TEST(ReduceRowsPlan, GridsOfEveryStrategyStayWithinEveryVendorsLaunchLimit) {
+    constexpr std::size_t kWorkItems = std::numeric_limits<std::uint32_t>::max();
+    for (const std::size_t rows : {std::size_t{1} << 33, std::size_t{1} << 40}) {
+        for (const std::size_t cols : {1, 4, 16, 33, 64, 100, 1000, 5000, 1 << 14}) {
+            for (const std::size_t element_bytes : {2, 4, 8}) {
+                const RowPlan p = plan_reduce_rows(rows, cols, kH100, kPartials, kTickets, 0, element_bytes);
+                SCOPED_TRACE(::testing::Message() << rows << " x " << cols << ", " << element_bytes << "-byte elements");
+                EXPECT_GE(p.grid, 1u);
+                EXPECT_LE(p.grid, static_cast<std::size_t>(INT_MAX));
+                EXPECT_LE(p.grid * static_cast<std::size_t>(block_threads(p)), kWorkItems);
+            }
+        }
+    }
+    EXPECT_EQ(gpucore::gpu::capped_grid(0, 256), 1u);
+    EXPECT_EQ(gpucore::gpu::capped_grid(1000, 256), 1000u);
+    EXPECT_EQ(gpucore::gpu::capped_grid(std::size_t{1} << 40, 256), kWorkItems / 256);
+    EXPECT_EQ(gpucore::gpu::capped_grid(std::size_t{1} << 40, 1), static_cast<unsigned int>(INT_MAX));
 }
 
 TEST(ReduceRowsPlan, ShortRowsNeverSplit) {
