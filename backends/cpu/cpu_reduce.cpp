@@ -347,16 +347,9 @@ void reduce_rows_typed(const T* in, std::size_t rows, std::size_t cols, T* out) 
 template <class T>
 inline constexpr bool is_float16_v = !std::is_same_v<accumulator_t<T>, T>;
 
-template <class T>
-struct WidenToFloat;
-template <>
-struct WidenToFloat<half> {
-    using type = HalfToFloat;
-};
-template <>
-struct WidenToFloat<bfloat16> {
-    using type = BFloat16ToFloat;
-};
+// T's loader of a pair of loaders, one for half and one for bfloat16.
+template <class T, class ForHalf, class ForBFloat16>
+using LoaderOf = std::conditional_t<std::is_same_v<T, half>, ForHalf, ForBFloat16>;
 
 // A piece of a row of T, reduced in float; the signature of the chunk kernels.
 template <class T>
@@ -400,11 +393,15 @@ GPUCORE_CPU_INLINE void split_wide(const WideFloats& v, VectorOf<float>::type& f
     std::memcpy(&second, reinterpret_cast<const char*>(&v) + sizeof(first), sizeof(second));
 }
 
-// half: v[k] holds the elements 16k..16k+15, the narrow accumulators 2k and 2k + 1.
-struct HalfToFloatAvx512 {
-    using input = half;
+// Blocks of two 16-lane vectors; each loader says which narrow accumulators each one holds.
+struct WideBlocks {
     using block_vector = WideFloats;
     static constexpr std::size_t block_count = 2;
+};
+
+// half: v[k] holds the elements 16k..16k+15, the narrow accumulators 2k and 2k + 1.
+struct HalfToFloatAvx512 : WideBlocks {
+    using input = half;
     GPUCORE_CPU_AVX512 static VectorOf<float>::type load(const half* x) { return HalfToFloatF16c::load(x); }
     GPUCORE_CPU_AVX512 static void load_block(const half* x, WideFloats (&v)[2]) {
         for (std::size_t k = 0; k < 2; ++k) {
@@ -422,10 +419,8 @@ struct HalfToFloatAvx512 {
 
 // bfloat16: the block's 16 words, shifted (even elements) and masked (odd ones), as in
 // BFloat16ToFloat: v[0] holds the narrow accumulators 0 and 2, v[1] the accumulators 1 and 3.
-struct BFloat16ToFloatAvx512 {
+struct BFloat16ToFloatAvx512 : WideBlocks {
     using input = bfloat16;
-    using block_vector = WideFloats;
-    static constexpr std::size_t block_count = 2;
     static GPUCORE_CPU_INLINE VectorOf<float>::type load(const bfloat16* x) { return BFloat16ToFloat::load(x); }
     static GPUCORE_CPU_INLINE void load_block(const bfloat16* x, WideFloats (&v)[2]) {
         WideWords words;
@@ -444,17 +439,6 @@ template <class Op, class L>
 GPUCORE_CPU_AVX512 __attribute__((flatten)) float reduce_chunk_avx512(const typename L::input* x, std::size_t n) {
     return reduce_span<float, Op, L>(x, n);
 }
-
-template <class T>
-struct WidenToFloatAvx512;
-template <>
-struct WidenToFloatAvx512<half> {
-    using type = HalfToFloatAvx512;
-};
-template <>
-struct WidenToFloatAvx512<bfloat16> {
-    using type = BFloat16ToFloatAvx512;
-};
 #endif
 
 // The fastest chunk kernel this processor runs: AVX-512, else (half) F16C, else the AVX2 and
@@ -463,12 +447,12 @@ template <class T, class Op>
 WidenedChunk<T> widened_chunk_kernel() {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
     constexpr bool is_half = std::is_same_v<T, half>;
-    if (avx512_enabled() && (!is_half || f16c_enabled())) return &reduce_chunk_avx512<Op, typename WidenToFloatAvx512<T>::type>;
+    if (avx512_enabled() && (!is_half || f16c_enabled())) return &reduce_chunk_avx512<Op, LoaderOf<T, HalfToFloatAvx512, BFloat16ToFloatAvx512>>;
     if constexpr (is_half) {
         if (f16c_enabled()) return &reduce_chunk_half_f16c<Op>;
     }
 #endif
-    return &reduce_chunk<float, Op, typename WidenToFloat<T>::type>;
+    return &reduce_chunk<float, Op, LoaderOf<T, HalfToFloat, BFloat16ToFloat>>;
 }
 
 template <class T, class Op>
