@@ -76,8 +76,8 @@ inline constexpr std::size_t kChunk = std::size_t{1} << 16;
 // Input elements per accumulator element's bytes: 1, or 2 for 16-bit inputs summed in float.
 // Their leaves and chunks hold kWidening times the elements, the bytes of float's: with half the
 // bytes per leaf and per work item, the fixed costs of each (a leaf's combine, a grab from the
-// pool, the prefetches' start in a new chunk) cost 16-bit reductions about 5 % of their speed
-// out of the cache (BENCHMARKS.md: the cpu 16-bit reductions with AVX-512).
+// pool, the prefetches' start in a new chunk) cost 16-bit reductions a few per cent of their
+// speed out of the cache (BENCHMARKS.md: the cpu 16-bit reductions with AVX-512).
 template <class Accumulator, class Input>
 inline constexpr std::size_t kWidening = sizeof(Accumulator) / sizeof(Input);
 
