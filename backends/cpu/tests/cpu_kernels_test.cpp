@@ -462,16 +462,11 @@ TYPED_TEST(CpuSixteenBitReduce, MatchesADoubleReferenceAtLeafAndChunkEdges) {
             const std::vector<T> x = order_sensitive_rows<T>(rows, cols, op);
             const std::vector<T> got = reduce_rows_of(op, x, rows, cols);
             for (std::size_t r = 0; r < rows; ++r) {
-                double value = op == GPUCORE_REDUCE_SUM ? 0.0 : op == GPUCORE_REDUCE_PROD ? 1.0 : static_cast<float>(x[r * cols]);
-                double magnitude = 0.0;
-                for (std::size_t c = 0; c < cols; ++c) {
-                    const double v = static_cast<float>(x[r * cols + c]);
-                    if (op == GPUCORE_REDUCE_SUM) value += v;
-                    if (op == GPUCORE_REDUCE_PROD) value *= v;
-                    if (op == GPUCORE_REDUCE_MIN) value = std::min(value, v);
-                    if (op == GPUCORE_REDUCE_MAX) value = std::max(value, v);
-                    magnitude += std::fabs(v);
-                }
+                // The row widened to float (exact), then the float reference in double.
+                const std::vector<float> row(x.begin() + static_cast<std::ptrdiff_t>(r * cols),
+                                             x.begin() + static_cast<std::ptrdiff_t>((r + 1) * cols));
+                const Reference ref = reference(op, row.data(), cols);
+                const double value = ref.value, magnitude = ref.magnitude;
                 const double g = static_cast<float>(got[r]);
                 if (op == GPUCORE_REDUCE_MIN || op == GPUCORE_REDUCE_MAX) {
                     ASSERT_EQ(g, value) << "row " << r;
