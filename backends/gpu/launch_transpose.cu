@@ -40,38 +40,48 @@ unsigned int tile_grid(std::size_t rows, std::size_t cols, std::size_t tile) {
     return tile_grid(rows, cols, tile, tile, tile);
 }
 
-// The bulk-copy kernel where the vendor has the engine, the device runs the kernel's sm_90 code,
-// and both arrays qualify for tensor maps; false (nothing launched) otherwise.
-template <class Word>
-bool transpose_with_bulk_copy(const void* in, void* out, std::size_t rows, std::size_t cols,
+// The bulk-copy kernel with boxes of kBoxRows rows, kStages in flight, where the vendor has the
+// engine, the device runs the kernel's sm_90 code, and both arrays qualify for tensor maps; false
+// (nothing launched) otherwise.
+template <class Word, int kBoxRows, int kStages, int kThreads>
+bool transpose_in_boxes(const void* in, void* out, std::size_t rows, std::size_t cols,
                               const LaunchContext& ctx) {
     if constexpr (!GPUCORE_GPU_HAS_BULK_TENSOR_COPY) {
         return false;
     } else {
-        using Policy = TuningPolicy::Transpose;
         constexpr int kInner = BulkTranspose::inner<Word>();
-        constexpr std::size_t kShared =
-            BulkTranspose::shared_bytes(Policy::kBulkBoxRows, Policy::kBulkStages);
-        constexpr auto kernel = transpose_bulk_kernel<Word, Policy::kBulkBoxRows,
-                                                      Policy::kBulkStages, Policy::kBulkThreads>;
+        constexpr std::size_t kShared = BulkTranspose::shared_bytes(kBoxRows, kStages);
+        constexpr auto kernel = transpose_bulk_kernel<Word, kBoxRows, kStages, kThreads>;
         constexpr int kMinArch = 90; // compute capability 9.0: the first with the engine
         if (!kernel_runs_arch<kernel, kShared>(ctx.device, kMinArch)) return false;
         BulkTensorMap in_map{};
         BulkTensorMap out_map{};
-        if (!encode_bulk_tensor_map(&in_map, in, cols, rows, sizeof(Word), kInner,
-                                    Policy::kBulkBoxRows) ||
+        if (!encode_bulk_tensor_map(&in_map, in, cols, rows, sizeof(Word), kInner, kBoxRows) ||
             !encode_bulk_tensor_map(&out_map, out, rows, cols, sizeof(Word), kInner, kInner)) {
             return false;
         }
-        const std::size_t tiles = ((cols + kInner - 1) / kInner) *
-                                  ((rows + Policy::kBulkBoxRows - 1) / Policy::kBulkBoxRows);
-        const unsigned int grid = capped_grid(
-            std::min(tiles, resident_blocks_of<kernel, Policy::kBulkThreads, kShared>(ctx.device)), Policy::kBulkThreads);
-        launch_kernel(kernel, grid, Policy::kBulkThreads, kShared,
-                      ctx.stream, in_map, out_map, rows, cols);
+        const std::size_t tiles = ((cols + kInner - 1) / kInner) * ((rows + kBoxRows - 1) / kBoxRows);
+        const unsigned int grid =
+            capped_grid(std::min(tiles, resident_blocks_of<kernel, kThreads, kShared>(ctx.device)), kThreads);
+        launch_kernel(kernel, grid, kThreads, kShared, ctx.stream, in_map, out_map, rows, cols);
         GPUCORE_GPU_CHECK(last_launch_error());
         return true;
     }
+}
+
+// The bulk-copy kernel with the box shape the policy gives this word size and shape.
+template <class Word>
+bool transpose_with_bulk_copy(const void* in, void* out, std::size_t rows, std::size_t cols,
+                              const LaunchContext& ctx) {
+    using Policy = TuningPolicy::Transpose;
+    if constexpr (sizeof(Word) == 2) { // the only size with small boxes: no other instantiations
+        if (Policy::bulk_small_boxes(sizeof(Word), rows, rows * cols * sizeof(Word))) {
+            return transpose_in_boxes<Word, Policy::kBulkSmallBoxRows, Policy::kBulkSmallStages,
+                                      Policy::kBulkSmallThreads>(in, out, rows, cols, ctx);
+        }
+    }
+    return transpose_in_boxes<Word, Policy::kBulkBoxRows, Policy::kBulkStages, Policy::kBulkThreads>(in, out, rows,
+                                                                                                   cols, ctx);
 }
 
 // The narrow kernel for the narrow side's chunk scale kSteps and kPack words per access (see

@@ -209,18 +209,30 @@ struct TuningPolicy {
         static constexpr int kBulkBoxRows = 128;
         static constexpr int kBulkStages = 2;
         static constexpr int kBulkThreads = 256;
+        // 2-byte arrays of at most kBulkSmallBoxMaxBytes16, or of fewer than kBulkBoxRows rows:
+        // boxes of kBulkSmallBoxRows rows (one output box each), kBulkSmallStages in flight,
+        // kBulkSmallThreads threads. Faster there, slower on larger arrays of more rows
+        // (BENCHMARKS.md: 2-byte transposes in boxes of 64 rows).
+        static constexpr int kBulkSmallBoxRows = 64;
+        static constexpr int kBulkSmallStages = 4;
+        static constexpr int kBulkSmallThreads = 128;
+        static constexpr std::size_t kBulkSmallBoxMaxBytes16 = std::size_t{32} << 20;
+        static constexpr bool bulk_small_boxes(std::size_t word_bytes, std::size_t rows, std::size_t bytes) {
+            return word_bytes == 2 &&
+                   (rows < static_cast<std::size_t>(kBulkBoxRows) || bytes <= kBulkSmallBoxMaxBytes16);
+        }
         // Arrays of fewer than 2^32 elements move with 32-bit positions in the tile kernel; for
         // 4- and 8-byte elements that kernel is faster than the vector and bulk-copy kernels even
         // where those apply (BENCHMARKS.md: the transposes with 32-bit positions). For 2-byte
-        // ones it is up to kTilesFirstMaxElements16 elements, and for fewer than kBulkBoxRows rows
-        // (the boxes would be part empty). 2-byte arrays over kSmallTileMaxBytes16 take the tile
+        // ones it is up to kTilesFirstMaxElements16 elements, and for fewer than kBulkSmallBoxRows
+        // rows (the boxes would be part empty). 2-byte arrays over kSmallTileMaxBytes16 take the tile
         // kernel with kBlockRows16 block rows, any shape (BENCHMARKS.md: sector-aligned transpose
         // writes; 2-byte transposes off sectors).
         static constexpr std::size_t kTilesFirstMaxElements16 = std::size_t{1} << 22;
         static constexpr bool small_index_tiles_first(std::size_t word_bytes, std::size_t rows,
                                                       std::size_t cols) {
             return word_bytes >= 4 || rows * cols <= kTilesFirstMaxElements16 ||
-                   rows < static_cast<std::size_t>(kBulkBoxRows);
+                   rows < static_cast<std::size_t>(kBulkSmallBoxRows);
         }
         static constexpr int kBlockRows16 = 4;
         // Shapes with at most kNarrow rows or columns: runs of pack * narrow_chunk() * steps

@@ -119,21 +119,27 @@ TYPED_TEST(Transpose, TwoByteOutputRowsOffSectorsOverSixteenMiB) {
 
 // 2-byte arrays of whole 16-byte rows over 2^22 elements: on sm_90+ the bulk-copy kernel, whose
 // shared-memory step moves 4-byte pairs of adjacent input rows; boxes clipped in one or both
-// dimensions, whole boxes.
+// dimensions, whole boxes. Up to 32 MiB its boxes have 64 rows (2048 x 8192 is exactly 32 MiB),
+// over it 128.
 TYPED_TEST(Transpose, TwoByteBulkCopyBoxes) {
     if constexpr (sizeof(TypeParam) != 2) {
         GTEST_SKIP() << "2-byte elements only";
     } else {
-        const std::pair<std::size_t, std::size_t> shapes[] = {{4104, 1032}, {8192, 520}, {520, 8192}, {2048, 4096}};
+        const std::pair<std::size_t, std::size_t> shapes[] = {
+            {4104, 1032}, {8192, 520}, {520, 8192}, {2048, 4096}, {2048, 8192},
+            {2056, 8200}, {4168, 4104}, {16384, 1032}};
         for (const auto& [rows, cols] : shapes) this->check(rows, cols);
     }
 }
 
-// Fewer rows than a bulk-copy box over more than 2^22 elements, whole 16-byte chunks or not: the
-// tile kernel for 2-byte elements too, with its block shape for rows and columns of 8s.
+// Fewer rows than a 128-row bulk-copy box over more than 2^22 elements: rows and columns of 8s
+// take 64-row boxes on sm_90+ for 2-byte elements (one partial box row at 120 and 72; fewer than
+// 64 rows take the tile kernel), other shapes the tile kernel with its block shape for them.
 TYPED_TEST(Transpose, FewRowsOfManyElements) {
     this->check(64, 65544);
     this->check(120, 40000);
+    this->check(72, 65536);
+    this->check(56, 75000);
     this->check(127, 33029);
 }
 
