@@ -243,6 +243,10 @@ if has_step profile; then
   PROFILE_CASES=(
     "transpose_f32_16384x16384;transpose;transpose --dtype f32 --rows 16384 --cols 16384"
     "transpose_f32_5003x3001;transpose;transpose --dtype f32 --rows 5003 --cols 3001"
+    "transpose_f32_8191x8193;transpose;transpose --dtype f32 --rows 8191 --cols 8193"
+    "transpose_f16_8191x8193;transpose;transpose --dtype f16 --rows 8191 --cols 8193"
+    "transpose_f32_16x2pow22;transpose;transpose --dtype f32 --rows 16 --cols 2^22"
+    "transpose_f16_16384x16384;transpose;transpose --dtype f16 --rows 16384 --cols 16384"
     "reduce_sum_f32_2pow28;reduce_single_pass;reduce --dtype f32 --n 2^28 --op sum"
     "reduce_sum_i32_2pow28;reduce_single_pass;reduce --dtype i32 --n 2^28 --op sum"
     "vector_add_f32_2pow28;vector_add;vector_add --dtype f32 --n 2^28"
