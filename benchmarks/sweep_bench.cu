@@ -941,9 +941,12 @@ std::vector<Sweep::TransposeShape> transpose_shapes(bool quick) {
     for (auto [r, c] : {std::pair<std::size_t, std::size_t>{5003, 3001}, {3001, 5003}, {1000, 777}, {4097, 4097},
                         {8191, 8193}, {12345, 6789}})
         shapes.push_back({r, c, "odd"});
+    // Narrow sides of 9 rows or columns (a narrow kernel's stage part empty) and 16 with an odd long
+    // side (2-byte words one per access: rows start off 4-byte boundaries) besides the powers of two.
     for (auto [r, c] : {std::pair<std::size_t, std::size_t>{2, kOne << 24}, {kOne << 24, 2}, {16, kOne << 22},
                         {kOne << 22, 16}, {64, kOne << 20}, {kOne << 20, 64}, {512, kOne << 17}, {kOne << 17, 512},
-                        {7, 1000003}, {1000003, 7}})
+                        {7, 1000003}, {1000003, 7}, {9, kOne << 22}, {kOne << 22, 9}, {16, (kOne << 22) + 1},
+                        {(kOne << 22) + 1, 16}})
         shapes.push_back({r, c, "skinny"});
     return shapes;
 }
