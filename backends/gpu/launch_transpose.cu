@@ -198,18 +198,23 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
         return reinterpret_cast<std::uintptr_t>(p) % TuningPolicy::kPackBytes == 0;
     };
     const bool small = small_index(rows, cols);
-    const bool tiles_first = small && Policy::small_index_tiles_first(sizeof(Word), rows, cols);
-    if (!tiles_first && rows % kVec == 0 && cols % kVec == 0 && aligned(in) && aligned(out)) {
-        if (transpose_with_bulk_copy<Word>(in, out, rows, cols, ctx)) return;
-        const dim3 block(Policy::kVectorThreadsX, Policy::kVectorThreadsY);
-        launch_kernel(transpose_vector_kernel<Word, Policy::kVectorThreadsX, Policy::kVectorThreadsY>,
-                      tile_grid(rows, cols, Policy::kVectorThreadsX * kVec, Policy::kVectorThreadsX * kVec,
-                                Policy::kVectorThreadsX),
-                      block, 0, ctx.stream,
-                      static_cast<const Word*>(in), static_cast<Word*>(out), rows, cols);
-    } else {
-        transpose_tiles<Word>(in, out, rows, cols, small, ctx);
+    const auto tiles_first = [&](bool bulk_copy) {
+        return small && Policy::small_index_tiles_first(sizeof(Word), rows, cols, bulk_copy);
+    };
+    if (rows % kVec == 0 && cols % kVec == 0 && aligned(in) && aligned(out)) {
+        if (!tiles_first(true) && transpose_with_bulk_copy<Word>(in, out, rows, cols, ctx)) return;
+        if (!tiles_first(false)) {
+            const dim3 block(Policy::kVectorThreadsX, Policy::kVectorThreadsY);
+            launch_kernel(transpose_vector_kernel<Word, Policy::kVectorThreadsX, Policy::kVectorThreadsY>,
+                          tile_grid(rows, cols, Policy::kVectorThreadsX * kVec, Policy::kVectorThreadsX * kVec,
+                                    Policy::kVectorThreadsX),
+                          block, 0, ctx.stream, static_cast<const Word*>(in), static_cast<Word*>(out), rows,
+                          cols);
+            GPUCORE_GPU_CHECK(last_launch_error());
+            return;
+        }
     }
+    transpose_tiles<Word>(in, out, rows, cols, small, ctx);
     GPUCORE_GPU_CHECK(last_launch_error());
 }
 

@@ -224,15 +224,16 @@ struct TuningPolicy {
         // Arrays of fewer than 2^32 elements move with 32-bit positions in the tile kernel; for
         // 4- and 8-byte elements that kernel is faster than the vector and bulk-copy kernels even
         // where those apply (BENCHMARKS.md: the transposes with 32-bit positions). For 2-byte
-        // ones it is up to kTilesFirstMaxElements16 elements, and for fewer than kBulkSmallBoxRows
-        // rows (the boxes would be part empty). 2-byte arrays over kSmallTileMaxBytes16 take the tile
-        // kernel with kBlockRows16 block rows, any shape (BENCHMARKS.md: sector-aligned transpose
-        // writes; 2-byte transposes off sectors).
+        // ones it is up to kTilesFirstMaxElements16 elements, and for fewer rows than the bulk-copy
+        // kernel's smallest box (kBulkSmallBoxRows), or than kBulkBoxRows where the engine does not
+        // run the shape (`bulk_copy` false: the vector kernel was never timed on fewer rows).
+        // 2-byte arrays over kSmallTileMaxBytes16 take the tile kernel with kBlockRows16 block rows,
+        // any shape (BENCHMARKS.md: sector-aligned transpose writes; 2-byte transposes off sectors).
         static constexpr std::size_t kTilesFirstMaxElements16 = std::size_t{1} << 22;
-        static constexpr bool small_index_tiles_first(std::size_t word_bytes, std::size_t rows,
-                                                      std::size_t cols) {
-            return word_bytes >= 4 || rows * cols <= kTilesFirstMaxElements16 ||
-                   rows < static_cast<std::size_t>(kBulkSmallBoxRows);
+        static constexpr bool small_index_tiles_first(std::size_t word_bytes, std::size_t rows, std::size_t cols,
+                                                      bool bulk_copy) {
+            const std::size_t min_rows = static_cast<std::size_t>(bulk_copy ? kBulkSmallBoxRows : kBulkBoxRows);
+            return word_bytes >= 4 || rows * cols <= kTilesFirstMaxElements16 || rows < min_rows;
         }
         static constexpr int kBlockRows16 = 4;
         // Shapes with at most kNarrow rows or columns: runs of pack * narrow_chunk() * steps
