@@ -44,8 +44,7 @@ unsigned int tile_grid(std::size_t rows, std::size_t cols, std::size_t tile) {
 // engine, the device runs the kernel's sm_90 code, and both arrays qualify for tensor maps; false
 // (nothing launched) otherwise.
 template <class Word, int kBoxRows, int kStages, int kThreads>
-bool transpose_in_boxes(const void* in, void* out, std::size_t rows, std::size_t cols,
-                              const LaunchContext& ctx) {
+bool transpose_in_boxes(const void* in, void* out, std::size_t rows, std::size_t cols, const LaunchContext& ctx) {
     if constexpr (!GPUCORE_GPU_HAS_BULK_TENSOR_COPY) {
         return false;
     } else {
