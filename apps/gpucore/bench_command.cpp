@@ -119,7 +119,7 @@ TimingStats time_copy(const Device& device, double bytes_moved, double rotation_
         dst.back().fill(0u);
     }
     Stream stream(device);
-    for (std::size_t i = 0; i < warmup_runs; ++i)
+    for (std::size_t i = 0; i < warmup_runs_over(sets, warmup_runs); ++i)
         dst[i % sets].copy_from_async(stream, src[i % sets]);
     stream.synchronize();
     settle_host_threads();
@@ -144,7 +144,7 @@ PeerResult time_openmp_peer(OpCase<T>& op, Stream& stream, std::size_t repeats) 
         op.enqueue(stream, s);
         stream.synchronize();
     };
-    for (std::size_t i = 0; i < warmup_runs; ++i) {
+    for (std::size_t i = 0; i < warmup_runs_over(sets, warmup_runs); ++i) {
         peer(i % sets);
         ours(i % sets);
     }
@@ -167,7 +167,8 @@ InTurnResult time_in_turn(const Device& device, OpCase<T>& ours, Stream& stream,
     return gpucore::visit(reference_spec.dtype, [&](auto tag) {
         using R = typename decltype(tag)::type;
         OpCase<R> reference(device, reference_spec, rotation_sets(rotation_bytes, reference_spec.bytes_moved()), seed);
-        for (std::size_t i = 0; i < warmup_runs; ++i) reference.enqueue(stream, i % reference.sets());
+        for (std::size_t i = 0; i < warmup_runs_over(reference.sets(), warmup_runs); ++i)
+            reference.enqueue(stream, i % reference.sets());
         stream.synchronize();
         settle_host_threads();
         const auto times = event_times_ms(stream, 2 * repeats, [](std::size_t) {}, [&](std::size_t i) {
@@ -214,7 +215,7 @@ BenchResult bench_case(const Device& device, const BenchCase& bc, double rotatio
         op.poison_output(stream, 0);
         op.enqueue(stream, 0);
         result.run.verification = op.verify(stream, 0);
-        for (std::size_t i = 1; i < warmup_runs; ++i) op.enqueue(stream, i % op.sets());
+        for (std::size_t i = 1; i < warmup_runs_over(op.sets(), warmup_runs); ++i) op.enqueue(stream, i % op.sets());
         stream.synchronize();
         settle_host_threads();
         const auto times = event_times_ms(
@@ -430,7 +431,8 @@ int bench_command(const BenchOptions& o) {
         out["seed"] = o.seed;
         out["skipped"] = nlohmann::json::array();
         for (const auto& [name, reason] : skipped) out["skipped"].push_back({{"case", name}, {"reason", reason}});
-        out["method"] = "median of event-timed runs after warm-up; buffers rotated through up to " +
+        out["method"] = "median of event-timed runs after warm-up runs over every rotation set (at least "
+                        "warmup_runs); buffers rotated through up to " +
                         std::to_string(max_sets) +
                         " sets touching max(4 x the largest cache (cpu: the host's last level; --quick: "
                         "the device's L2), 256 MiB) between uses; copy baseline = "

@@ -32,6 +32,12 @@ inline TimingStats summarize(std::vector<double> samples) {
     return stats;
 }
 
+// Warm-up runs before timing a case that rotates through `sets` buffer sets: every set once, and at
+// least `minimum`. A buffer's first read after its fill can be far slower than the reads after it
+// (on a 2-core KVM guest, 1.6-1.9x: BENCHMARKS.md, the cpu 16-bit reductions), so no timed run may
+// be a set's first.
+inline std::size_t warmup_runs_over(std::size_t sets, std::size_t minimum) { return std::max(sets, minimum); }
+
 // Times `repeats` runs of enqueue(i) on `stream` with a pair of events around each, after
 // before(i) (untimed work, such as poisoning an output, enqueued ahead of the start event).
 // Everything is enqueued first and the stream synchronized once, so the device never idles
