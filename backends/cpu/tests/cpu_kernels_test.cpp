@@ -330,15 +330,20 @@ TYPED_TEST(CpuTranspose, EveryShape) {
 
 // ---- both half conversions ---------------------------------------------------------------------
 
+// One processor feature's kernels turned off for one scope; `set` is the feature's switch
+// (cpu_parallel.hpp).
+template <void (*set)(bool) noexcept>
+class FeatureOff {
+public:
+    FeatureOff() { set(false); }
+    ~FeatureOff() { set(true); }
+    FeatureOff(const FeatureOff&) = delete;
+    FeatureOff& operator=(const FeatureOff&) = delete;
+};
+
 // The portable half conversion (lane-wise integer operations) for one scope, on a processor whose
 // kernels would otherwise use F16C.
-class PortableHalf {
-public:
-    PortableHalf() { set_f16c_enabled(false); }
-    ~PortableHalf() { set_f16c_enabled(true); }
-    PortableHalf(const PortableHalf&) = delete;
-    PortableHalf& operator=(const PortableHalf&) = delete;
-};
+using PortableHalf = FeatureOff<set_f16c_enabled>;
 
 // Every 16-bit pattern (NaNs, infinities, subnormals, both zeros) in random order, then random ones.
 std::vector<half> every_half_pattern(std::size_t n, std::mt19937& rng) {
@@ -400,13 +405,7 @@ TEST(CpuHalf, PortableConversionGivesTheF16cResultsBitForBit) {
 
 // The AVX2 (and F16C) kernels for one scope, on a processor whose 16-bit reductions would otherwise
 // use AVX-512.
-class Avx2Only {
-public:
-    Avx2Only() { set_avx512_enabled(false); }
-    ~Avx2Only() { set_avx512_enabled(true); }
-    Avx2Only(const Avx2Only&) = delete;
-    Avx2Only& operator=(const Avx2Only&) = delete;
-};
+using Avx2Only = FeatureOff<set_avx512_enabled>;
 
 template <class T>
 class CpuSixteenBitReduce : public ::testing::Test {};
