@@ -19,12 +19,6 @@ int next_power_of_two(std::size_t n) {
     return width;
 }
 
-// Blocks of `block_threads` threads, at least 1, capped at the launch limit (grid_limits.hpp);
-// blocks stride over any remaining work.
-std::size_t clamp_grid(std::size_t blocks, int block_threads) {
-    return capped_grid(blocks, static_cast<std::size_t>(block_threads));
-}
-
 // The block-per-row plans launch the split kernel's blocks or the lean ones, of any of their sizes.
 constexpr int kBlockPlanMaxThreads =
     std::max({Policy::kBlockThreads, Policy::kLeanRowThreads, Policy::kLeanMidRowThreads, Policy::kLeanWideRowThreads});
@@ -42,7 +36,7 @@ RowPlan sub_warp_plan(std::size_t rows, int width, int per_lane, const DeviceSha
         static_cast<std::size_t>(Policy::kSubWarpThreads / width) *
         static_cast<std::size_t>(Policy::sub_warp_rows_in_flight(per_lane));
     const std::size_t blocks = ceil_div(rows, rows_per_block_pass);
-    plan.grid = clamp_grid(whole_grid ? blocks : std::min(blocks, resident_blocks(device, Policy::kSubWarpThreads)),
+    plan.grid = capped_grid(whole_grid ? blocks : std::min(blocks, resident_blocks(device, Policy::kSubWarpThreads)),
                            Policy::kSubWarpThreads);
     return plan;
 }
@@ -70,7 +64,7 @@ RowPlan warp_plan(std::size_t rows, int packs, const DeviceShape& device) {
     plan.per_lane = packs == Policy::kWarpRowKiBRowPacks ? packs : Policy::kWarpRowPacksPerThread;
     const std::size_t warps_per_block =
         static_cast<std::size_t>(std::max(1, Policy::kWarpRowThreads / device.warp_size));
-    plan.grid = clamp_grid(std::min(ceil_div(rows, warps_per_block), resident_blocks(device, Policy::kWarpRowThreads)),
+    plan.grid = capped_grid(std::min(ceil_div(rows, warps_per_block), resident_blocks(device, Policy::kWarpRowThreads)),
                            Policy::kWarpRowThreads);
     return plan;
 }
@@ -82,7 +76,7 @@ RowPlan block_plan(std::size_t rows, std::size_t split, std::size_t partial_slot
     RowPlan plan;
     plan.strategy = RowStrategy::block_per_row;
     plan.split = split;
-    plan.grid = clamp_grid(rows * split, kBlockPlanMaxThreads);
+    plan.grid = capped_grid(rows * split, kBlockPlanMaxThreads);
     return plan;
 }
 
@@ -170,7 +164,7 @@ RowPlan lean_row_plan(std::size_t rows, int threads) {
     plan.lean_threads = threads == Policy::kLeanMidRowThreads || threads == Policy::kLeanWideRowThreads
                             ? threads
                             : Policy::kLeanRowThreads;
-    plan.grid = clamp_grid(rows, plan.lean_threads);
+    plan.grid = capped_grid(rows, plan.lean_threads);
     return plan;
 }
 
