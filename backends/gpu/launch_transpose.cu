@@ -83,38 +83,38 @@ bool transpose_with_bulk_copy(const void* in, void* out, std::size_t rows, std::
                                                                                                    cols, ctx);
 }
 
-// The narrow kernel for the narrow side's chunk scale kSteps and kPack words per access (see
-// transpose_kernel.cuh).
-template <class Word, int kSteps, bool kFewRows, int kPack>
+// The narrow kernel for the narrow side's chunk scale kSteps, kPack words per access and a long
+// side odd or not (see transpose_kernel.cuh).
+template <class Word, int kSteps, bool kFewRows, int kPack, bool kOddLong>
 void launch_narrow(const Word* in, Word* out, std::size_t rows, std::size_t cols, const LaunchContext& ctx) {
     using Policy = TuningPolicy::Transpose;
     constexpr int kChunk = Policy::narrow_chunk(sizeof(Word), kFewRows, kSteps, kPack);
     constexpr std::size_t kPositions = static_cast<std::size_t>(kPack) * kChunk * kSteps;
     const std::size_t long_side = kFewRows ? cols : rows;
     const unsigned int grid = capped_grid((long_side + kPositions - 1) / kPositions, kChunk);
-    launch_kernel(transpose_narrow_kernel<Word, kChunk, Policy::kNarrow, kSteps, kFewRows, kPack>, grid, kChunk,
-                  0, ctx.stream, in, out, rows, cols);
+    launch_kernel(transpose_narrow_kernel<Word, kChunk, Policy::kNarrow, kSteps, kFewRows, kPack, kOddLong>, grid,
+                  kChunk, 0, ctx.stream, in, out, rows, cols);
 }
 
-template <class Word, bool kFewRows, int kPack>
+template <class Word, bool kFewRows, int kPack, bool kOddLong>
 void launch_narrow(const Word* in, Word* out, std::size_t rows, std::size_t cols, std::size_t steps,
                    const LaunchContext& ctx) {
-    if (steps >= 8) launch_narrow<Word, 8, kFewRows, kPack>(in, out, rows, cols, ctx);
-    else if (steps >= 4) launch_narrow<Word, 4, kFewRows, kPack>(in, out, rows, cols, ctx);
-    else if (steps >= 2) launch_narrow<Word, 2, kFewRows, kPack>(in, out, rows, cols, ctx);
-    else launch_narrow<Word, 1, kFewRows, kPack>(in, out, rows, cols, ctx);
+    if (steps >= 8) launch_narrow<Word, 8, kFewRows, kPack, kOddLong>(in, out, rows, cols, ctx);
+    else if (steps >= 4) launch_narrow<Word, 4, kFewRows, kPack, kOddLong>(in, out, rows, cols, ctx);
+    else if (steps >= 2) launch_narrow<Word, 2, kFewRows, kPack, kOddLong>(in, out, rows, cols, ctx);
+    else launch_narrow<Word, 1, kFewRows, kPack, kOddLong>(in, out, rows, cols, ctx);
 }
 
-template <class Word, int kPack>
+template <class Word, int kPack, bool kOddLong>
 void launch_narrow(const Word* in, Word* out, std::size_t rows, std::size_t cols, std::size_t steps,
                    const LaunchContext& ctx) {
-    if (rows <= cols) launch_narrow<Word, true, kPack>(in, out, rows, cols, steps, ctx);
-    else launch_narrow<Word, false, kPack>(in, out, rows, cols, steps, ctx);
+    if (rows <= cols) launch_narrow<Word, true, kPack, kOddLong>(in, out, rows, cols, steps, ctx);
+    else launch_narrow<Word, false, kPack, kOddLong>(in, out, rows, cols, steps, ctx);
 }
 
-// The kernels for a narrow side: kSteps, the largest power of two up to kNarrow / narrow; 2-byte
-// words in pairs where the long side is even and both arrays start on 4-byte boundaries. False
-// (nothing launched) for other shapes.
+// The kernels for a narrow side: kSteps, the largest power of two up to kNarrow / narrow; words in
+// pairs where the policy says so and both arrays start on a pair's boundary. False (nothing
+// launched) for other shapes.
 template <class Word>
 bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t cols,
                       const LaunchContext& ctx) {
@@ -125,13 +125,16 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
     const auto* words_in = static_cast<const Word*>(in);
     auto* words_out = static_cast<Word*>(out);
     const std::size_t steps = static_cast<std::size_t>(Policy::kNarrow) / narrow;
-    constexpr int kPairs = sizeof(Word) == 2 ? 2 : 1; // 4- and 8-byte words move one per access
-    const auto on_pairs = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 4 == 0; };
-    if (kPairs == 2 && std::max(rows, cols) % 2 == 0 && on_pairs(in) && on_pairs(out)) {
-        launch_narrow<Word, kPairs>(words_in, words_out, rows, cols, steps, ctx);
-    } else {
-        launch_narrow<Word, 1>(words_in, words_out, rows, cols, steps, ctx);
+    const auto on_pairs = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(Word)) == 0; };
+    if constexpr (sizeof(Word) <= 4) { // 8-byte words move one per access
+        if (Policy::narrow_pairs(sizeof(Word), rows, cols) && on_pairs(in) && on_pairs(out)) {
+            if (std::max(rows, cols) % 2 == 0) launch_narrow<Word, 2, false>(words_in, words_out, rows, cols, steps, ctx);
+            else launch_narrow<Word, 2, true>(words_in, words_out, rows, cols, steps, ctx);
+            GPUCORE_GPU_CHECK(last_launch_error());
+            return true;
+        }
     }
+    launch_narrow<Word, 1, false>(words_in, words_out, rows, cols, steps, ctx);
     GPUCORE_GPU_CHECK(last_launch_error());
     return true;
 }

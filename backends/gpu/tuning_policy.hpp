@@ -239,13 +239,27 @@ struct TuningPolicy {
         // Shapes with at most kNarrow rows or columns: runs of pack * narrow_chunk() * steps
         // positions of the long side staged through shared memory (transpose_narrow_kernel),
         // narrow_chunk() threads per block. One word per access (pack 1): 128, except 256 for the
-        // widest narrow sides (steps 1) of few 2- or 4-byte rows. 2-byte pairs (pack 2): 128 for
-        // few rows, 64 for few columns. The fastest at every narrow side and direction timed
-        // (BENCHMARKS.md: sector-aligned transpose writes; 2-byte narrow transposes in pairs).
+        // widest narrow sides (steps 1) of few 2- or 4-byte rows. Pairs (pack 2): 2-byte words 128
+        // for few rows, 64 for few columns; 4-byte words 64 for few rows, 128 for few columns.
+        // The fastest at every narrow side and direction timed (BENCHMARKS.md: sector-aligned
+        // transpose writes; 2-byte narrow transposes in pairs; narrow transposes in pairs of any
+        // long side).
         static constexpr int kNarrow = 16;
         static constexpr int narrow_chunk(std::size_t word_bytes, bool few_rows, int steps, int pack) {
-            if (pack == 2) return few_rows ? 128 : 64;
+            if (pack == 2) return (word_bytes == 2) == few_rows ? 128 : 64;
             return few_rows && steps == 1 && word_bytes <= 4 ? 256 : 128;
+        }
+        // Whether a narrow transpose moves pairs of words per access (the launcher also needs both
+        // arrays on a pair's boundary): 2-byte words with an even long side; 2-byte words with an
+        // odd long side and 4-byte words in arrays over kNarrowPairsMinBytes, of few rows or of
+        // at most kNarrowPairsMaxColumns columns. Below that size, and for 9-16 columns, single
+        // words were faster.
+        static constexpr std::size_t kNarrowPairsMinBytes = std::size_t{8} << 20;
+        static constexpr std::size_t kNarrowPairsMaxColumns = 8;
+        static constexpr bool narrow_pairs(std::size_t word_bytes, std::size_t rows, std::size_t cols) {
+            if (word_bytes == 2 && (rows <= cols ? cols : rows) % 2 == 0) return true;
+            if (word_bytes > 4 || rows * cols * word_bytes <= kNarrowPairsMinBytes) return false;
+            return rows <= cols || cols <= kNarrowPairsMaxColumns;
         }
     };
     // Per-stream scratch owned by the plugin: partials and tickets of the single-pass kernels.

@@ -93,7 +93,8 @@ struct ReduceRowsCase {
 // powers of two, and primes (65537, 1000003).
 const std::vector<std::size_t>& awkward_sizes();
 // Shapes for transpose: empty (0x0, 0xN, Nx0), vectors (1xN, Nx1), non-square odd tiles around 32
-// and 64, a large odd 5003x3001, many short rows 2^16x16 and its transpose, few long rows 4x2^20.
+// and 64, a large odd 5003x3001, many short rows 2^16x16 and its transpose, few long rows 4x2^20,
+// and 7 x 300001 and its transpose (over 8 MiB of 4-byte elements: pairs of words, an odd long side).
 const std::vector<Shape>& transpose_shapes();
 // Shapes for reduce_rows: the same families, chosen for the row-length strategies a backend picks
 // (several rows per warp, a block per row, several blocks per row), with few rows of 64 KiB

@@ -60,7 +60,8 @@ TYPED_TEST(Transpose, NarrowSides) {
 
 // 2-byte words with an even long side and both arrays on 4-byte boundaries move in 4-byte pairs
 // (runs of 128 to 2048 positions): every narrow extent, even long sides short of, at and past a
-// run's end; odd long sides and an output off 4-byte boundaries take single words.
+// run's end; odd long sides (of arrays up to 8 MiB) and an output off 4-byte boundaries take
+// single words.
 TYPED_TEST(Transpose, TwoByteNarrowSidesInPairs) {
     if constexpr (sizeof(TypeParam) != 2) {
         GTEST_SKIP() << "2-byte elements only";
@@ -74,6 +75,23 @@ TYPED_TEST(Transpose, TwoByteNarrowSidesInPairs) {
             this->check(70002, narrow, 1);
         }
     }
+}
+
+// Arrays over TuningPolicy's kNarrowPairsMinBytes (8 MiB) move pairs of words with 4-byte
+// elements too (few rows, or at most 8 columns) and with 2-byte ones of an odd long side (every
+// other piece row starts off a pair's boundary): every chunk scale of the narrow side, odd and even
+// long sides, both directions; an output off a pair's boundary takes single words.
+TYPED_TEST(Transpose, NarrowSidesInPairsOverEightMiB) {
+    constexpr std::size_t kBytes = gpucore::gpu::TuningPolicy::Transpose::kNarrowPairsMinBytes;
+    for (const std::size_t narrow : {2, 3, 7, 8, 9, 16}) {
+        const std::size_t even = (kBytes / (narrow * sizeof(TypeParam)) + 2) & ~std::size_t{1};
+        for (const std::size_t length : {even, even + 1}) {
+            this->check(narrow, length);
+            this->check(length, narrow);
+        }
+    }
+    this->check(7, kBytes / (7 * sizeof(TypeParam)) | 1, 1);
+    this->check(kBytes / (7 * sizeof(TypeParam)) | 1, 7, 1);
 }
 
 // Rows and columns multiples of 16 bytes: on sm_90+ the bulk-copy kernel, whose boxes (128-byte

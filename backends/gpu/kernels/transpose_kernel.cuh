@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "packed_access.cuh"
 
@@ -184,13 +185,21 @@ __global__ void __launch_bounds__(kThreadsX* kThreadsY)
 // per thread and access. kSteps (a power of two, at most kNarrow / narrow: the launcher picks it)
 // scales the chunk, kPositions = kPack * kChunk * kSteps, so that every thread moves narrow *
 // kSteps accesses per chunk (8 to 16) whatever the narrow side: fewer, and a block would spend
-// more time starting and synchronizing than moving data. kPack 2 (2-byte words, an even long side,
-// both arrays on 4-byte boundaries: the launcher checks) moves 4-byte pairs: every piece and run
-// starts on a 4-byte boundary and holds whole pairs, and a 2-byte access per element left these
-// shapes at 0.55-0.82 of a copy (BENCHMARKS.md: 2-byte narrow transposes in pairs).
-template <class Word, int kChunk, int kNarrow, int kSteps, int kPack>
+// more time starting and synchronizing than moving data.
+//
+// kPack 2 (2- and 4-byte words, both arrays on boundaries of a pair: the launcher checks) moves
+// pairs of words in one access: a word per access left 2-byte shapes at 0.55-0.82 of a copy
+// (BENCHMARKS.md: 2-byte narrow transposes in pairs). Runs start on a pair boundary (kPositions is
+// even). With an odd long side (kOddLong), every other piece row starts one word past a pair
+// boundary: its pairs start one position earlier, and a word whose pair would reach outside the
+// chunk moves alone, as does the last word of a run of an odd length, so blocks never touch each
+// other's positions and no access leaves the arrays. An even long side compiles none of that.
+template <class Word, int kChunk, int kNarrow, int kSteps, int kPack, bool kOddLong>
 struct NarrowStage {
-    static_assert(kPack == 1 || (kPack == 2 && sizeof(Word) == 2), "pairs of 2-byte words");
+    static_assert(kPack == 1 || (kPack == 2 && (sizeof(Word) == 2 || sizeof(Word) == 4)),
+                  "pairs of 2- or 4-byte words");
+    using Pair = std::conditional_t<sizeof(Word) == 2, std::uint32_t, std::uint64_t>; // kPack 2 only
+    static constexpr int kWordBits = 8 * static_cast<int>(sizeof(Word));
     static constexpr int kPositions = kPack * kChunk * kSteps;
     static constexpr int kMaxNarrow = kNarrow / kSteps;
     // Words per 128 bytes: the run side's accesses, n * pitch + p for consecutive run elements,
@@ -206,65 +215,91 @@ struct NarrowStage {
         : words(shared_words), narrow(narrow_side),
           pitch(kPositions + (kBankWords + narrow_side - 1) / narrow_side) {}
 
-    // One access of kPack words at `at` of memory, staged at `first` and `second` (kPack 2).
-    __device__ __forceinline__ void stage_in(const Word* at, unsigned int first, unsigned int second) {
-        if constexpr (kPack == 1) {
-            words[first] = *at;
-        } else {
-            const std::uint32_t pair = *reinterpret_cast<const std::uint32_t*>(at);
-            words[first] = static_cast<Word>(pair);
-            words[second] = static_cast<Word>(pair >> 16);
-        }
+    // A pair of words at `at` of memory, staged at `first` and `second`; or one word.
+    __device__ __forceinline__ void pair_in(const Word* at, unsigned int first, unsigned int second) {
+        const Pair pair = *reinterpret_cast<const Pair*>(at);
+        words[first] = static_cast<Word>(pair);
+        words[second] = static_cast<Word>(pair >> kWordBits);
     }
-    __device__ __forceinline__ void stage_out(Word* at, unsigned int first, unsigned int second) const {
-        if constexpr (kPack == 1) {
-            *at = words[first];
-        } else {
-            *reinterpret_cast<std::uint32_t*>(at) = std::uint32_t{words[first]} | std::uint32_t{words[second]} << 16;
-        }
+    __device__ __forceinline__ void pair_out(Word* at, unsigned int first, unsigned int second) const {
+        *reinterpret_cast<Pair*>(at) = Pair{words[first]} | Pair{words[second]} << kWordBits;
     }
+    __device__ __forceinline__ void word_in(const Word* at, unsigned int first) { words[first] = *at; }
+    __device__ __forceinline__ void word_out(Word* at, unsigned int first) const { *at = words[first]; }
 
-    // Pieces: positions [0, span) of rows 0..narrow-1 of `base` (rows `stride` apart).
-    __device__ __forceinline__ void load_pieces(const Word* base, std::size_t stride, unsigned int span,
-                                                unsigned int t) {
+    // Pieces: positions [0, span) of rows 0..narrow-1 of `base` (rows `stride` words apart, `base`
+    // on a pair boundary). Whole pairs first, move(offset, staged, pair): the access at base +
+    // offset of the word(s) staged from `staged` on; then the words no whole pair holds.
+    template <class Move>
+    __device__ __forceinline__ void walk_pieces(std::size_t stride, unsigned int span, unsigned int t,
+                                                Move&& move) const {
+        const int in_chunk = static_cast<int>(span);
 #pragma unroll
-        for (int n = 0; n < kMaxNarrow; ++n) { // constant trip counts: every load in flight at once
+        for (int s = 0; s < kSteps; ++s) {
+            // Access s of this thread starts at position `first` of an unshifted row, first - 1 of
+            // a shifted one; whether it holds whole words of the chunk, either way.
+            const int first = kPack * static_cast<int>(t + s * kChunk);
+            const bool whole = first + kPack - 1 < in_chunk;
+            const bool whole_shifted = first >= 1 && first < in_chunk;
 #pragma unroll
-            for (int s = 0; s < kSteps; ++s) {
-                const unsigned int p = kPack * (t + s * kChunk);
-                const unsigned int at = n * pitch + p;
-                if (n < static_cast<int>(narrow) && p < span) stage_in(base + n * stride + p, at, at + 1);
+            for (int n = 0; n < kMaxNarrow; ++n) { // constant trip counts: every access in flight at once
+                const int shift = row_shift(n, stride);
+                const int p = first - shift;
+                if (n < static_cast<int>(narrow) && (shift ? whole_shifted : whole)) {
+                    move(n * stride + p, n * pitch + p, kPack == 2);
+                }
             }
         }
+        if constexpr (kPack == 2 && kOddLong) {
+            // A row's first word when the row is shifted, its last when the pairs stop short of it.
+            const int n = static_cast<int>(t / 2);
+            if (n < static_cast<int>(narrow)) {
+                const int shift = row_shift(n, stride);
+                const int p = t % 2 == 0 ? (shift ? 0 : -1) : ((in_chunk - shift) % 2 ? in_chunk - 1 : -1);
+                if (p >= 0) move(n * stride + p, n * pitch + p, false);
+            }
+        }
+    }
+    // 1 where row n of pieces `stride` words apart starts one word past a pair boundary.
+    __device__ __forceinline__ static int row_shift(int n, std::size_t stride) {
+        return kPack == 2 && kOddLong ? static_cast<int>(n & stride & 1) : 0;
+    }
+    __device__ __forceinline__ void load_pieces(const Word* base, std::size_t stride, unsigned int span,
+                                                unsigned int t) {
+        walk_pieces(stride, span, t, [&](std::size_t offset, unsigned int at, bool pair) {
+            if constexpr (kPack == 2) {
+                if (pair) return pair_in(base + offset, at, at + 1);
+            }
+            word_in(base + offset, at);
+        });
     }
     __device__ __forceinline__ void store_pieces(Word* base, std::size_t stride, unsigned int span,
                                                  unsigned int t) const {
-#pragma unroll
-        for (int n = 0; n < kMaxNarrow; ++n) {
-#pragma unroll
-            for (int s = 0; s < kSteps; ++s) {
-                const unsigned int p = kPack * (t + s * kChunk);
-                const unsigned int at = n * pitch + p;
-                if (n < static_cast<int>(narrow) && p < span) stage_out(base + n * stride + p, at, at + 1);
+        walk_pieces(stride, span, t, [&](std::size_t offset, unsigned int at, bool pair) {
+            if constexpr (kPack == 2) {
+                if (pair) return pair_out(base + offset, at, at + 1);
             }
-        }
+            word_out(base + offset, at);
+        });
     }
 
     // The run: span positions of `narrow` consecutive words each, from `base` on. Thread t takes
     // the accesses at run elements q = kPack * t, kPack * (t + kChunk), ...: position q / narrow,
     // narrow index q % narrow, both stepped without dividing; q + 1 (kPack 2) is the next index,
-    // or index 0 of the next position.
+    // or index 0 of the next position, staged at `next`. A run of an odd number of words (odd
+    // span and narrow side) ends in a word that moves alone.
     template <class Move>
     __device__ __forceinline__ void walk_run(unsigned int span, unsigned int t, Move&& move) const {
         const unsigned int step_positions = kPack * kChunk / narrow;
         const unsigned int step_index = kPack * kChunk % narrow;
+        const unsigned int words_in_run = span * narrow;
         unsigned int position = kPack * t / narrow;
         unsigned int index = kPack * t % narrow;
 #pragma unroll
         for (int i = 0; i < kNarrow; ++i) { // narrow * kSteps <= kNarrow accesses per thread
             const unsigned int q = kPack * (t + i * kChunk);
             const unsigned int at = index * pitch + position;
-            if (q < span * narrow) move(q, at, index + 1 == narrow ? position + 1 : at + pitch);
+            if (q + kPack - 1 < words_in_run) move(q, at, index + 1 == narrow ? position + 1 : at + pitch, kPack == 2);
             position += step_positions;
             index += step_index;
             if (index >= narrow) {
@@ -272,12 +307,25 @@ struct NarrowStage {
                 ++position;
             }
         }
+        if (kPack == 2 && kOddLong && words_in_run % 2 != 0 && t == 0) {
+            move(words_in_run - 1, (narrow - 1) * pitch + span - 1, 0, false);
+        }
     }
     __device__ __forceinline__ void load_run(const Word* base, unsigned int span, unsigned int t) {
-        walk_run(span, t, [&](unsigned int q, unsigned int at, unsigned int next) { stage_in(base + q, at, next); });
+        walk_run(span, t, [&](unsigned int q, unsigned int at, unsigned int next, bool pair) {
+            if constexpr (kPack == 2) {
+                if (pair) return pair_in(base + q, at, next);
+            }
+            word_in(base + q, at);
+        });
     }
     __device__ __forceinline__ void store_run(Word* base, unsigned int span, unsigned int t) const {
-        walk_run(span, t, [&](unsigned int q, unsigned int at, unsigned int next) { stage_out(base + q, at, next); });
+        walk_run(span, t, [&](unsigned int q, unsigned int at, unsigned int next, bool pair) {
+            if constexpr (kPack == 2) {
+                if (pair) return pair_out(base + q, at, next);
+            }
+            word_out(base + q, at);
+        });
     }
 };
 
@@ -285,10 +333,10 @@ struct NarrowStage {
 // whose output rows are the run out[p0 * rows ...]. Otherwise (cols <= kNarrow / kSteps) it moves
 // the input rows [p0, p0 + kPositions), the run in[p0 * cols ...], to columns [p0, p0 +
 // kPositions) of every output row.
-template <class Word, int kChunk, int kNarrow, int kSteps, bool kFewRows, int kPack>
+template <class Word, int kChunk, int kNarrow, int kSteps, bool kFewRows, int kPack, bool kOddLong>
 __global__ void __launch_bounds__(kChunk)
     transpose_narrow_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols) {
-    using Stage = NarrowStage<Word, kChunk, kNarrow, kSteps, kPack>;
+    using Stage = NarrowStage<Word, kChunk, kNarrow, kSteps, kPack, kOddLong>;
     __shared__ Word words[Stage::kWords];
     Stage stage(words, static_cast<unsigned int>(kFewRows ? rows : cols));
     const std::size_t length = kFewRows ? cols : rows;

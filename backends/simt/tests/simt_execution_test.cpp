@@ -11,12 +11,14 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gpu_vendor.hpp"
 #include "kernels/block_reduce.cuh"
 #include "kernels/reduce_ops.cuh"
 #include "kernels/reduce_rows_kernels.cuh"
+#include "kernels/transpose_kernel.cuh"
 #include "kernels/transpose_pairs_kernel.cuh"
 #include "tuning_policy.hpp"
 
@@ -357,6 +359,69 @@ TEST_F(SimtExecution, PairWriteTransposeAtEveryOutputOffset) {
         }
     }
 }
+
+// The narrow transpose moving pairs of words (the launcher's chunk for each word size, direction
+// and chunk scale), rows x cols with rows or cols the narrow side: every element in place and
+// nothing written past the output, with a grid of one block (every chunk in the loop) and of every
+// chunk.
+template <class Word, int kSteps, bool kFewRows, bool kOddLong>
+void check_narrow_pairs(simtStream_t stream, std::size_t rows, std::size_t cols, std::mt19937& rng) {
+    using Policy = gpucore::gpu::TuningPolicy::Transpose;
+    constexpr int kChunk = Policy::narrow_chunk(sizeof(Word), kFewRows, kSteps, 2);
+    constexpr auto kernel =
+        gpucore::gpu::transpose_narrow_kernel<Word, kChunk, Policy::kNarrow, kSteps, kFewRows, 2, kOddLong>;
+    constexpr std::size_t kPositions = 2 * kChunk * kSteps;
+    const std::size_t n = rows * cols;
+    std::vector<Word> in(n);
+    for (auto& x : in) x = static_cast<Word>(rng());
+    const std::size_t chunks = ((kFewRows ? cols : rows) + kPositions - 1) / kPositions;
+    constexpr Word kPoison = static_cast<Word>(0xA5A5A5A5u);
+    for (const auto grid : {std::size_t{1}, chunks}) {
+        SCOPED_TRACE(std::to_string(sizeof(Word)) + "-byte words, " + std::to_string(rows) + " x " +
+                     std::to_string(cols) + ", grid " + std::to_string(grid));
+        DeviceArray<Word> d_in(n), d_out(n + 2);
+        std::copy(in.begin(), in.end(), d_in.data);
+        std::fill(d_out.data, d_out.data + n + 2, kPoison);
+        launch_kernel(kernel, static_cast<unsigned>(grid), kChunk, 0, stream, d_in.data, d_out.data, rows, cols);
+        ASSERT_EQ(simtStreamSynchronize(stream), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+        for (std::size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(d_out.data[i], in[(i % rows) * cols + i / rows]) << "out[" << i << "]";
+        }
+        EXPECT_EQ(d_out.data[n], kPoison) << "wrote past the end";
+        EXPECT_EQ(d_out.data[n + 1], kPoison) << "wrote past the end";
+    }
+}
+
+// Narrow sides at every chunk scale (2: 8 steps, 3: 4, 7: 2, 9 and 16: 1), long sides odd (every
+// other piece row off a pair boundary, runs of an odd length) and even, short of, at and past a
+// chunk's end, both directions.
+template <class Word>
+void check_narrow_pairs(simtStream_t stream) {
+    std::mt19937 rng(11);
+    for (const std::size_t narrow : {2, 3, 7, 9, 16}) {
+        for (const std::size_t length : {17, 127, 128, 255, 256, 257, 513, 2049, 4097}) {
+            if (length <= narrow) continue;
+            const auto check = [&](auto steps) {
+                constexpr int kSteps = decltype(steps)::value;
+                if (length % 2) {
+                    check_narrow_pairs<Word, kSteps, true, true>(stream, narrow, length, rng);
+                    check_narrow_pairs<Word, kSteps, false, true>(stream, length, narrow, rng);
+                } else {
+                    check_narrow_pairs<Word, kSteps, true, false>(stream, narrow, length, rng);
+                    check_narrow_pairs<Word, kSteps, false, false>(stream, length, narrow, rng);
+                }
+            };
+            const std::size_t steps = 16 / narrow; // the launcher's: the largest power of two up to it
+            if (steps >= 8) check(std::integral_constant<int, 8>{});
+            else if (steps >= 4) check(std::integral_constant<int, 4>{});
+            else if (steps >= 2) check(std::integral_constant<int, 2>{});
+            else check(std::integral_constant<int, 1>{});
+        }
+    }
+}
+
+TEST_F(SimtExecution, NarrowTransposeInPairsOfTwoByteWords) { check_narrow_pairs<std::uint16_t>(stream_); }
+TEST_F(SimtExecution, NarrowTransposeInPairsOfFourByteWords) { check_narrow_pairs<std::uint32_t>(stream_); }
 
 TEST_F(SimtExecution, SharedMemoryIsPerBlock) {
     DeviceArray<unsigned> wrong(1);
