@@ -19,9 +19,12 @@
 // Each side is timed in two rounds, in the order gpucore, peers..., peers reversed, gpucore (a clock
 // drifting during a case falls on every side alike), each round the median of --reps event-timed
 // runs after warm-up (more where one run takes under 1 / --reps ms, up to 51: case_settings), each
-// run after an L2 flush (bench_support.cuh). Every gpucore result, and
-// every variant's, is checked against a peer's on the device (exact for integers and vector_add,
-// within float rounding for float sums) so a fast wrong answer is caught.
+// run after an L2 flush (bench_support.cuh). Cases whose slowest side takes under 50 us repeat
+// that order three times and take each side's median round (time_sides): a round of a
+// few-microsecond case now and then reads 10 % slow, on any side, and of two rounds one such round
+// moves the result. Every gpucore result, and every variant's, is checked against a peer's on the
+// device (exact for integers and vector_add, within float rounding for float sums) so a fast wrong
+// answer is caught.
 //
 //   gpucore_sweep_bench <out-dir> [--quick] [--reps N] [--ops LIST] [--dtypes LIST]
 //                       [--max-gib G] [--no-variants]
@@ -115,6 +118,7 @@ struct Case {
     double copy_ms = 0;         // D2D copy of the same bytes moved (vector_add, transpose)
     double copy_goal = 0;       // transpose: the fraction of the copy to reach
     int reps_per_round = 0;     // timed runs per side and round
+    int rounds = 0;             // rounds per side
     std::string best_peer;
     double best_peer_ms = 0;
     bool verified = false;
@@ -278,18 +282,27 @@ public:
         return settings;
     }
 
-    // sides[0] is gpucore. Order: 0, 1, ..., k, k, ..., 1, 0; each side's time is the mean of its
-    // two round medians. Every side of a case is timed with the same number of runs, returned.
-    int time_sides(std::vector<Side*> sides) {
+    // sides[0] is gpucore. Order: 0, 1, ..., k, k, ..., 1, 0 (three times for short cases); each
+    // side's time is the median of its round medians (two rounds: their mean). Every side of a case
+    // is timed with the same number of runs and rounds, returned.
+    struct Timing {
+        int reps_per_round, rounds;
+    };
+    Timing time_sides(std::vector<Side*> sides) {
+        constexpr double kShortCaseMs = 0.05;
         double slowest_ms = 0;
         for (Side* s : sides) slowest_ms = std::max(slowest_ms, settle(*s));
         const bench::Settings settings = case_settings(slowest_ms);
-        std::vector<double> first(sides.size());
-        for (std::size_t i = 0; i < sides.size(); ++i) first[i] = round_ms(*sides[i], settings);
-        for (std::size_t i = sides.size(); i-- > 0;) sides[i]->ms = 0.5 * (first[i] + round_ms(*sides[i], settings));
+        const int passes = slowest_ms < kShortCaseMs ? 3 : 1;
+        std::vector<std::vector<double>> rounds(sides.size());
+        for (int pass = 0; pass < passes; ++pass) {
+            for (std::size_t i = 0; i < sides.size(); ++i) rounds[i].push_back(round_ms(*sides[i], settings));
+            for (std::size_t i = sides.size(); i-- > 0;) rounds[i].push_back(round_ms(*sides[i], settings));
+        }
+        for (std::size_t i = 0; i < sides.size(); ++i) sides[i]->ms = bench::median(rounds[i]);
         BENCH_CUDA(cudaDeviceSynchronize());
         BENCH_CUDA(cudaGetLastError());
-        return settings.reps;
+        return {settings.reps, 2 * passes};
     }
 
     // Times gpucore, the peers and the variants of `c` (copy: its own side), then picks the best peer.
@@ -297,7 +310,9 @@ public:
         std::vector<Side*> sides{&ours};
         for (Side& p : c.peers) sides.push_back(&p);
         if (copy) sides.push_back(copy);
-        c.reps_per_round = time_sides(sides);
+        const Timing timing = time_sides(sides);
+        c.reps_per_round = timing.reps_per_round;
+        c.rounds = timing.rounds;
         c.gpucore_ms = ours.ms;
         if (copy) c.copy_ms = copy->ms;
         for (const Side& p : c.peers) {
@@ -877,7 +892,7 @@ bool Sweep::write_json(const std::string& path, double seconds) const {
             f << ", \"copy_ms\": " << json_number(c.copy_ms) << ", \"copy_fraction\": " << json_number(c.copy_fraction());
         }
         if (c.copy_goal > 0) f << ", \"copy_goal\": " << json_number(c.copy_goal);
-        f << ", \"reps_per_round\": " << c.reps_per_round;
+        f << ", \"reps_per_round\": " << c.reps_per_round << ", \"rounds\": " << c.rounds;
         f << ", \"verified\": " << (c.verified ? "true" : "false") << ", \"check\": " << json_string(c.check)
           << ",\n     \"peers\": [";
         for (std::size_t p = 0; p < c.peers.size(); ++p) f << (p ? ", " : "") << side_json(c.peers[p]);
