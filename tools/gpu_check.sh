@@ -28,7 +28,10 @@
 #   /opt/torch/.venv/bin/python where it exists), GPUCORE_CUDA_ARCH (default 90), GPUCORE_GPU_BUILD_DIR (default build-gpucheck),
 #   GPUCORE_CHECK_JOBS (default nproc), GPUCORE_SANITIZER_TIMEOUT (seconds per compute-sanitizer
 #   run, 900), GPUCORE_SANITIZER_TOOLS (the sanitize step's tools; default memcheck racecheck
-#   synccheck initcheck), GPUCORE_PROFILE_TIMEOUT (seconds per ncu run, 600),
+#   synccheck initcheck), GPUCORE_SANITIZER_CONF_FILTER / GPUCORE_SANITIZER_KERNEL_FILTER (the
+#   sanitize step's gtest filters over the conformance suite / the kernel tests; default every
+#   cuda case / every kernel test, the over-2^31-element ones left out), GPUCORE_PROFILE_TIMEOUT
+#   (seconds per ncu run, 600),
 #   GPUCORE_COMMIT (shown in the report when the tree is not a git checkout).
 # compute-sanitizer and ncu are taken from PATH, else from /usr/local/cuda/bin; without ncu the
 # profile step records a skip, not a failure.
@@ -173,8 +176,8 @@ if has_step stress; then
 fi
 
 if has_step sanitize; then
-  CONF_FILTER='*cuda_0*:-*Large*'
-  KERNEL_FILTER='-*Large*'
+  CONF_FILTER=${GPUCORE_SANITIZER_CONF_FILTER:-'*cuda_0*:-*Large*'}
+  KERNEL_FILTER=${GPUCORE_SANITIZER_KERNEL_FILTER:-'-*Large*'}
   for tool in ${GPUCORE_SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}; do
     extra=()
     [ "$tool" = memcheck ] && extra=(--leak-check full)
