@@ -235,19 +235,17 @@ struct NarrowStage {
                                                 Move&& move) const {
         const int in_chunk = static_cast<int>(span);
 #pragma unroll
-        for (int s = 0; s < kSteps; ++s) {
-            // Access s of this thread starts at position `first` of an unshifted row, first - 1 of
-            // a shifted one; whether it holds whole words of the chunk, either way.
-            const int first = kPack * static_cast<int>(t + s * kChunk);
-            const bool whole = first + kPack - 1 < in_chunk;
-            const bool whole_shifted = first >= 1 && first < in_chunk;
+        for (int n = 0; n < kMaxNarrow; ++n) { // constant trip counts: every access in flight at once
+            const int shift = row_shift(n, stride);
 #pragma unroll
-            for (int n = 0; n < kMaxNarrow; ++n) { // constant trip counts: every access in flight at once
-                const int shift = row_shift(n, stride);
+            for (int s = 0; s < kSteps; ++s) {
+                // The access starts at `first` in an unshifted row, first - 1 in a shifted one.
+                const int first = kPack * static_cast<int>(t + s * kChunk);
                 const int p = first - shift;
-                if (n < static_cast<int>(narrow) && (shift ? whole_shifted : whole)) {
-                    move(n * stride + p, n * pitch + p, kPack == 2);
-                }
+                const bool whole = kOddLong ? p >= 0 && p + kPack - 1 < in_chunk
+                                            : static_cast<unsigned int>(first) < span; // even: whole pairs
+                const auto position = static_cast<unsigned int>(p); // not negative where `whole`
+                if (n < static_cast<int>(narrow) && whole) move(n * stride + position, n * pitch + position, kPack == 2);
             }
         }
         if constexpr (kPack == 2 && kOddLong) {
@@ -299,7 +297,9 @@ struct NarrowStage {
         for (int i = 0; i < kNarrow; ++i) { // narrow * kSteps <= kNarrow accesses per thread
             const unsigned int q = kPack * (t + i * kChunk);
             const unsigned int at = index * pitch + position;
-            if (q + kPack - 1 < words_in_run) move(q, at, index + 1 == narrow ? position + 1 : at + pitch, kPack == 2);
+            if ((kOddLong ? q + kPack - 1 : q) < words_in_run) { // even: whole pairs
+                move(q, at, index + 1 == narrow ? position + 1 : at + pitch, kPack == 2);
+            }
             position += step_positions;
             index += step_index;
             if (index >= narrow) {
