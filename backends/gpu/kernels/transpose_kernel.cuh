@@ -198,6 +198,7 @@ template <class Word, int kChunk, int kNarrow, int kSteps, int kPack, bool kOddL
 struct NarrowStage {
     static_assert(kPack == 1 || (kPack == 2 && (sizeof(Word) == 2 || sizeof(Word) == 4)),
                   "pairs of 2- or 4-byte words");
+    static_assert(kPack == 2 || !kOddLong, "single words need no odd-long-side handling");
     using Pair = std::conditional_t<sizeof(Word) == 2, std::uint32_t, std::uint64_t>; // kPack 2 only
     static constexpr int kWordBits = 8 * static_cast<int>(sizeof(Word));
     static constexpr int kPositions = kPack * kChunk * kSteps;
@@ -233,23 +234,38 @@ struct NarrowStage {
     template <class Move>
     __device__ __forceinline__ void walk_pieces(std::size_t stride, unsigned int span, unsigned int t,
                                                 Move&& move) const {
-        const int in_chunk = static_cast<int>(span);
-#pragma unroll
-        for (int n = 0; n < kMaxNarrow; ++n) { // constant trip counts: every access in flight at once
-            const int shift = row_shift(n, stride);
+        if constexpr (kOddLong) {
+            // Steps outer: an access's two predicates (whole in an unshifted row, starting at
+            // `first`; whole in a shifted one, at first - 1) serve every row. Per row, they cost
+            // registers enough to halve the speed.
+            const int in_chunk = static_cast<int>(span);
 #pragma unroll
             for (int s = 0; s < kSteps; ++s) {
-                // The access starts at `first` in an unshifted row, first - 1 in a shifted one.
                 const int first = kPack * static_cast<int>(t + s * kChunk);
-                const int p = first - shift;
-                const bool whole = kOddLong ? p >= 0 && p + kPack - 1 < in_chunk
-                                            : static_cast<unsigned int>(first) < span; // even: whole pairs
-                const auto position = static_cast<unsigned int>(p); // not negative where `whole`
-                if (n < static_cast<int>(narrow) && whole) move(n * stride + position, n * pitch + position, kPack == 2);
+                const bool whole = first + kPack - 1 < in_chunk;
+                const bool whole_shifted = first >= 1 && first < in_chunk;
+#pragma unroll
+                for (int n = 0; n < kMaxNarrow; ++n) { // constant trip counts: every access in flight at once
+                    const int shift = row_shift(n, stride);
+                    const int p = first - shift;
+                    if (n < static_cast<int>(narrow) && (shift ? whole_shifted : whole)) {
+                        move(n * stride + p, n * pitch + p, kPack == 2);
+                    }
+                }
+            }
+        } else {
+#pragma unroll
+            for (int n = 0; n < kMaxNarrow; ++n) { // constant trip counts: every access in flight at once
+#pragma unroll
+                for (int s = 0; s < kSteps; ++s) {
+                    const unsigned int p = kPack * (t + s * kChunk);
+                    if (n < static_cast<int>(narrow) && p < span) move(n * stride + p, n * pitch + p, kPack == 2);
+                }
             }
         }
         if constexpr (kPack == 2 && kOddLong) {
             // A row's first word when the row is shifted, its last when the pairs stop short of it.
+            const int in_chunk = static_cast<int>(span);
             const int n = static_cast<int>(t / 2);
             if (n < static_cast<int>(narrow)) {
                 const int shift = row_shift(n, stride);
