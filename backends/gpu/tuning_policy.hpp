@@ -242,8 +242,8 @@ struct TuningPolicy {
         // widest narrow sides (steps 1) of few 2- or 4-byte rows. Pairs (pack 2): 2-byte words 128
         // for few rows, 64 for few columns; 4-byte words 64 for few rows, 128 for few columns.
         // The fastest at every narrow side and direction timed (BENCHMARKS.md: sector-aligned
-        // transpose writes; 2-byte narrow transposes in pairs; narrow transposes in pairs of any
-        // long side).
+        // transpose writes; 2-byte narrow transposes in pairs; narrow transposes in pairs of words
+        // for any long side).
         static constexpr int kNarrow = 16;
         static constexpr int narrow_chunk(std::size_t word_bytes, bool few_rows, int steps, int pack) {
             if (pack == 2) return (word_bytes == 2) == few_rows ? 128 : 64;

@@ -236,8 +236,9 @@ struct NarrowStage {
                                                 Move&& move) const {
         if constexpr (kOddLong) {
             // Steps outer: an access's two predicates (whole in an unshifted row, starting at
-            // `first`; whole in a shifted one, at first - 1) serve every row. Per row, they cost
-            // registers enough to halve the speed.
+            // `first`; whole in a shifted one, at first - 1) serve every row. Per row, they take
+            // registers enough to cost a third of the speed or more (BENCHMARKS.md: narrow
+            // transposes in pairs of words for any long side).
             const int in_chunk = static_cast<int>(span);
 #pragma unroll
             for (int s = 0; s < kSteps; ++s) {
