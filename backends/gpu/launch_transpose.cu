@@ -125,11 +125,14 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
     const auto* words_in = static_cast<const Word*>(in);
     auto* words_out = static_cast<Word*>(out);
     const std::size_t steps = static_cast<std::size_t>(Policy::kNarrow) / narrow;
-    const auto on_pairs = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(Word)) == 0; };
+    const auto on_pairs = [](const void* p) {
+        return reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(Word)) == 0;
+    };
     if constexpr (sizeof(Word) <= 4) { // 8-byte words move one per access
         if (Policy::narrow_pairs(sizeof(Word), rows, cols) && on_pairs(in) && on_pairs(out)) {
-            if (std::max(rows, cols) % 2 == 0) launch_narrow<Word, 2, false>(words_in, words_out, rows, cols, steps, ctx);
-            else launch_narrow<Word, 2, true>(words_in, words_out, rows, cols, steps, ctx);
+            const bool odd_long_side = std::max(rows, cols) % 2 != 0;
+            if (odd_long_side) launch_narrow<Word, 2, true>(words_in, words_out, rows, cols, steps, ctx);
+            else launch_narrow<Word, 2, false>(words_in, words_out, rows, cols, steps, ctx);
             GPUCORE_GPU_CHECK(last_launch_error());
             return true;
         }
