@@ -216,17 +216,28 @@ struct NarrowStage {
         : words(shared_words), narrow(narrow_side),
           pitch(kPositions + (kBankWords + narrow_side - 1) / narrow_side) {}
 
-    // A pair of words at `at` of memory, staged at `first` and `second`; or one word.
-    __device__ __forceinline__ void pair_in(const Word* at, unsigned int first, unsigned int second) {
-        const Pair pair = *reinterpret_cast<const Pair*>(at);
-        words[first] = static_cast<Word>(pair);
-        words[second] = static_cast<Word>(pair >> kWordBits);
+    // One access at `at` of memory: a pair of words staged at `first` and `second` (`pair`, kPack
+    // 2 only), or one word staged at `first`.
+    __device__ __forceinline__ void access_in(const Word* at, unsigned int first, unsigned int second, bool pair) {
+        if constexpr (kPack == 2) {
+            if (pair) {
+                const Pair both = *reinterpret_cast<const Pair*>(at);
+                words[first] = static_cast<Word>(both);
+                words[second] = static_cast<Word>(both >> kWordBits);
+                return;
+            }
+        }
+        words[first] = *at;
     }
-    __device__ __forceinline__ void pair_out(Word* at, unsigned int first, unsigned int second) const {
-        *reinterpret_cast<Pair*>(at) = Pair{words[first]} | Pair{words[second]} << kWordBits;
+    __device__ __forceinline__ void access_out(Word* at, unsigned int first, unsigned int second, bool pair) const {
+        if constexpr (kPack == 2) {
+            if (pair) {
+                *reinterpret_cast<Pair*>(at) = Pair{words[first]} | Pair{words[second]} << kWordBits;
+                return;
+            }
+        }
+        *at = words[first];
     }
-    __device__ __forceinline__ void word_in(const Word* at, unsigned int first) { words[first] = *at; }
-    __device__ __forceinline__ void word_out(Word* at, unsigned int first) const { *at = words[first]; }
 
     // Pieces: positions [0, span) of rows 0..narrow-1 of `base` (rows `stride` words apart, `base`
     // on a pair boundary). Whole pairs first, move(offset, staged, pair): the access at base +
@@ -264,7 +275,7 @@ struct NarrowStage {
                 }
             }
         }
-        if constexpr (kPack == 2 && kOddLong) {
+        if constexpr (kOddLong) {
             // A row's first word when the row is shifted, its last when the pairs stop short of it.
             const int in_chunk = static_cast<int>(span);
             const int n = static_cast<int>(t / 2);
@@ -277,24 +288,18 @@ struct NarrowStage {
     }
     // 1 where row n of pieces `stride` words apart starts one word past a pair boundary.
     __device__ __forceinline__ static int row_shift(int n, std::size_t stride) {
-        return kPack == 2 && kOddLong ? static_cast<int>(n & stride & 1) : 0;
+        return kOddLong ? static_cast<int>(n & stride & 1) : 0;
     }
     __device__ __forceinline__ void load_pieces(const Word* base, std::size_t stride, unsigned int span,
                                                 unsigned int t) {
         walk_pieces(stride, span, t, [&](std::size_t offset, unsigned int at, bool pair) {
-            if constexpr (kPack == 2) {
-                if (pair) return pair_in(base + offset, at, at + 1);
-            }
-            word_in(base + offset, at);
+            access_in(base + offset, at, at + 1, pair);
         });
     }
     __device__ __forceinline__ void store_pieces(Word* base, std::size_t stride, unsigned int span,
                                                  unsigned int t) const {
         walk_pieces(stride, span, t, [&](std::size_t offset, unsigned int at, bool pair) {
-            if constexpr (kPack == 2) {
-                if (pair) return pair_out(base + offset, at, at + 1);
-            }
-            word_out(base + offset, at);
+            access_out(base + offset, at, at + 1, pair);
         });
     }
 
@@ -324,24 +329,18 @@ struct NarrowStage {
                 ++position;
             }
         }
-        if (kPack == 2 && kOddLong && words_in_run % 2 != 0 && t == 0) {
+        if (kOddLong && words_in_run % 2 != 0 && t == 0) {
             move(words_in_run - 1, (narrow - 1) * pitch + span - 1, 0, false);
         }
     }
     __device__ __forceinline__ void load_run(const Word* base, unsigned int span, unsigned int t) {
         walk_run(span, t, [&](unsigned int q, unsigned int at, unsigned int next, bool pair) {
-            if constexpr (kPack == 2) {
-                if (pair) return pair_in(base + q, at, next);
-            }
-            word_in(base + q, at);
+            access_in(base + q, at, next, pair);
         });
     }
     __device__ __forceinline__ void store_run(Word* base, unsigned int span, unsigned int t) const {
         walk_run(span, t, [&](unsigned int q, unsigned int at, unsigned int next, bool pair) {
-            if constexpr (kPack == 2) {
-                if (pair) return pair_out(base + q, at, next);
-            }
-            word_out(base + q, at);
+            access_out(base + q, at, next, pair);
         });
     }
 };
