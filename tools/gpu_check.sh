@@ -250,10 +250,15 @@ if has_step profile; then
     "transpose_f16_8191x8193;transpose;transpose --dtype f16 --rows 8191 --cols 8193"
     "transpose_f32_16x2pow22;transpose;transpose --dtype f32 --rows 16 --cols 2^22"
     "transpose_f16_16384x16384;transpose;transpose --dtype f16 --rows 16384 --cols 16384"
+    "transpose_f16_9x2pow22;transpose;transpose --dtype f16 --rows 9 --cols 2^22"
+    "transpose_f16_2pow22x9;transpose;transpose --dtype f16 --rows 2^22 --cols 9"
+    "transpose_f16_16x4194305;transpose;transpose --dtype f16 --rows 16 --cols 4194305"
+    "transpose_f32_512x512;transpose;transpose --dtype f32 --rows 512 --cols 512"
     "reduce_sum_f32_2pow28;reduce_single_pass;reduce --dtype f32 --n 2^28 --op sum"
     "reduce_sum_i32_2pow28;reduce_single_pass;reduce --dtype i32 --n 2^28 --op sum"
     "vector_add_f32_2pow28;vector_add;vector_add --dtype f32 --n 2^28"
     "reduce_rows_sum_f32_8x2pow26;reduce_rows_;reduce_rows --dtype f32 --rows 8 --cols 2^26 --op sum"
+    "reduce_rows_sum_i32_4096x4096;reduce_rows_;reduce_rows --dtype i32 --rows 4096 --cols 4096 --op sum"
   )
   PROFILE_METRICS=dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
   PROFILE_METRICS+=,dram__throughput.avg.pct_of_peak_sustained_elapsed

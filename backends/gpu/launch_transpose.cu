@@ -11,6 +11,7 @@
 #include "gpucore/element_types.hpp"
 #include "kernels/transpose_bulk_kernel.cuh"
 #include "kernels/transpose_kernel.cuh"
+#include "kernels/transpose_pair_tile_kernel.cuh"
 #include "kernels/transpose_pairs_kernel.cuh"
 #include "launch.hpp"
 #include "op_slot.hpp"
@@ -142,6 +143,31 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
     return true;
 }
 
+// The 2-byte kernel that loads and stores pairs, where the policy takes it and both arrays start on
+// the boundaries it needs (`small`: small_index); false (nothing launched) otherwise.
+bool transpose_in_pair_tiles(const void* in, void* out, std::size_t rows, std::size_t cols, bool small,
+                             const LaunchContext& ctx) {
+    using Policy = TuningPolicy::Transpose;
+    const auto on = [](const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; };
+    if (!small || !Policy::pair_tiles(2, rows, cols) || !on(in, 4) || !on(out, Policy::kSectorBytes)) return false;
+    const auto launch = [&](auto kernel, int block_rows) {
+        const std::size_t pair_cols = cols / 2;
+        launch_kernel(kernel, tile_grid(rows, pair_cols, Policy::kPairTile, Policy::kPairTile, Policy::kPairTile),
+                      dim3(Policy::kPairTile, block_rows), 0, ctx.stream, static_cast<const std::uint32_t*>(in),
+                      static_cast<std::uint32_t*>(out), static_cast<std::uint32_t>(rows),
+                      static_cast<std::uint32_t>(pair_cols));
+    };
+    if (rows * cols <= Policy::kTilesFirstMaxElements16) {
+        launch(transpose_pair_tile_kernel<Policy::kPairTile, Policy::kPairTileBlockRows>,
+               Policy::kPairTileBlockRows);
+    } else {
+        launch(transpose_pair_tile_kernel<Policy::kPairTile, Policy::kPairTileBlockRowsLarge>,
+               Policy::kPairTileBlockRowsLarge);
+    }
+    GPUCORE_GPU_CHECK(last_launch_error());
+    return true;
+}
+
 // The tile kernel: kSmallTile tiles for small arrays, kTile otherwise; 32-bit positions when every
 // element's fits (`small`: small_index). Output rows off 32-byte sectors take sector-aligned writes
 // where the policy says they pay (the pair-write kernel for 2-byte elements), and 2-byte arrays
@@ -203,6 +229,9 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
         return reinterpret_cast<std::uintptr_t>(p) % TuningPolicy::kPackBytes == 0;
     };
     const bool small = small_index(rows, cols);
+    if constexpr (sizeof(Word) == 2) {
+        if (transpose_in_pair_tiles(in, out, rows, cols, small, ctx)) return;
+    }
     const auto tiles_first = [&](bool bulk_copy) {
         return small && Policy::small_index_tiles_first(sizeof(Word), rows, cols, bulk_copy);
     };

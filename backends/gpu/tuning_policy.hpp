@@ -199,6 +199,33 @@ struct TuningPolicy {
         static constexpr bool pair_writes(std::size_t word_bytes, std::size_t rows, std::size_t bytes) {
             return word_bytes == 2 && rows >= kPairMinRows && bytes > kSmallTileMaxBytes;
         }
+        // 2-byte elements in pairs both ways (transpose_pair_tile_kernel.cuh): tiles of kPairTile
+        // input rows x kPairTile pairs, kPairTile x kPairTileBlockRows threads. For arrays on 4-byte
+        // boundaries with even columns, output rows on sectors (so even rows), 32-bit positions,
+        // at least kPairTilesMinElements elements, kPairTile rows and kPairTilesMinCols columns
+        // (narrower tiles are half empty: 2^20 x 64 read 0.78 of a copy against the bulk-copy
+        // kernel's 0.87). Up to kTilesFirstMaxElements16 elements they beat the tile kernel
+        // (2048^2 0.93 against 0.85). Over it they beat the bulk-copy kernel only for fewer than
+        // kBulkBoxRows rows or at least kPairTilesTallRatio rows per column (2^6 x 2^20 0.96
+        // against 0.91, 2^17 x 2^9 0.90 against 0.86) and were level with it or slower elsewhere;
+        // there kPairTileBlockRowsLarge block rows are faster (BENCHMARKS.md: 2-byte transposes in
+        // pair tiles).
+        static constexpr int kPairTile = 64;
+        static constexpr int kPairTileBlockRows = 8;
+        static constexpr int kPairTileBlockRowsLarge = 4;
+        static constexpr std::size_t kPairTilesMinElements = std::size_t{1} << 20;
+        static constexpr std::size_t kPairTilesMinCols = 128;
+        static constexpr std::size_t kPairTilesTallRatio = 64;
+        static constexpr bool pair_tiles(std::size_t word_bytes, std::size_t rows, std::size_t cols) {
+            const std::size_t elements = rows * cols;
+            if (word_bytes != 2 || cols % 2 != 0 || (rows * word_bytes) % kSectorBytes != 0 ||
+                elements < kPairTilesMinElements || rows < static_cast<std::size_t>(kPairTile) ||
+                cols < kPairTilesMinCols) {
+                return false;
+            }
+            return elements <= kTilesFirstMaxElements16 || rows < static_cast<std::size_t>(kBulkBoxRows) ||
+                   rows >= kPairTilesTallRatio * cols;
+        }
         // Rows and columns multiples of the vector width (16 bytes): 16-byte loads and stores,
         // tiles of kVectorThreadsX * width elements (the fastest shape timed).
         static constexpr int kVectorThreadsX = 8;

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -19,6 +20,7 @@
 #include "kernels/reduce_ops.cuh"
 #include "kernels/reduce_rows_kernels.cuh"
 #include "kernels/transpose_kernel.cuh"
+#include "kernels/transpose_pair_tile_kernel.cuh"
 #include "kernels/transpose_pairs_kernel.cuh"
 #include "tuning_policy.hpp"
 
@@ -358,6 +360,48 @@ TEST_F(SimtExecution, PairWriteTransposeAtEveryOutputOffset) {
             }
         }
     }
+}
+
+// The 2-byte transpose that loads and stores pairs, at both of the launcher's block shapes: even
+// shapes on both sides of its tiles' edges (one partial tile, partial tile rows and columns, a
+// single pair column), with a grid of one block (every tile in the loop) and of every tile; the
+// output 4 bytes into poison on both sides.
+template <int kBlockRows>
+void check_pair_tiles(simtStream_t stream) {
+    using Policy = gpucore::gpu::TuningPolicy::Transpose;
+    constexpr int kTile = Policy::kPairTile;
+    constexpr auto kernel = gpucore::gpu::transpose_pair_tile_kernel<kTile, kBlockRows>;
+    std::mt19937 rng(kBlockRows);
+    const std::pair<std::size_t, std::size_t> shapes[] = {{2, 2},    {64, 128}, {66, 130}, {130, 258},
+                                                          {192, 2},  {2, 300},  {128, 64}, {16, 400}};
+    for (const auto& [rows, cols] : shapes) {
+        const std::size_t n = rows * cols;
+        std::vector<std::uint16_t> in(n);
+        for (auto& x : in) x = static_cast<std::uint16_t>(rng());
+        const std::size_t tiles = ((rows + kTile - 1) / kTile) * ((cols / 2 + kTile - 1) / kTile);
+        for (const auto grid : {std::size_t{1}, tiles}) {
+            SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", block rows " +
+                         std::to_string(kBlockRows) + ", grid " + std::to_string(grid));
+            DeviceArray<std::uint32_t> d_in(n / 2), d_out(n / 2 + 2);
+            std::memcpy(d_in.data, in.data(), n * sizeof(std::uint16_t));
+            std::fill(d_out.data, d_out.data + n / 2 + 2, 0xA5A5A5A5u);
+            launch_kernel(kernel, static_cast<unsigned>(grid), dim3(kTile, kBlockRows), 0, stream, d_in.data,
+                          d_out.data + 1, static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols / 2));
+            ASSERT_EQ(simtStreamSynchronize(stream), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+            std::vector<std::uint16_t> got(n);
+            std::memcpy(got.data(), d_out.data + 1, n * sizeof(std::uint16_t));
+            for (std::size_t i = 0; i < n; ++i) {
+                ASSERT_EQ(got[i], in[(i % rows) * cols + i / rows]) << "out[" << i << "]";
+            }
+            EXPECT_EQ(d_out.data[0], 0xA5A5A5A5u) << "wrote before the output";
+            EXPECT_EQ(d_out.data[n / 2 + 1], 0xA5A5A5A5u) << "wrote past the output";
+        }
+    }
+}
+
+TEST_F(SimtExecution, PairTileTransposeAtBothBlockShapes) {
+    check_pair_tiles<gpucore::gpu::TuningPolicy::Transpose::kPairTileBlockRows>(stream_);
+    check_pair_tiles<gpucore::gpu::TuningPolicy::Transpose::kPairTileBlockRowsLarge>(stream_);
 }
 
 // The narrow transpose moving pairs of words (the launcher's chunk for each word size, direction
