@@ -92,10 +92,11 @@ template <class T>
 void check_transpose(const gpucore::Device& device, std::mt19937& rng) {
     // Odd shapes, and shapes of whole 16-byte rows (8 elements): the GPU's vector and bulk-copy
     // kernels, with partial tiles at the edges; narrow sides with even long sides: the GPU's
-    // narrow kernels moving 4-byte pairs.
+    // narrow kernels moving 4-byte pairs; rows of whole sectors and even columns over 2^20
+    // elements: the GPU's pair tiles, partial in both directions.
     for (Shape s : {Shape{1, 7}, Shape{3, 5}, Shape{33, 65}, Shape{64, 64}, Shape{136, 264},
                     Shape{1000, 777}, Shape{2, 4098}, Shape{4098, 2}, Shape{7, 10008}, Shape{10008, 7},
-                    Shape{16, 2050}, Shape{2050, 16}}) {
+                    Shape{16, 2050}, Shape{2050, 16}, Shape{1040, 1026}}) {
         const std::size_t n = s.rows * s.cols;
         const auto in = uniform_values<T>(rng, n, -1000.0f, 1000.0f);
         gpucore::Stream stream(device);
