@@ -71,6 +71,14 @@ struct ExecutionState {
 GPUCORE_SIMT_CONSTANT_INIT GPUCORE_SIMT_HIDDEN extern thread_local ExecutionState t_execution;
 
 inline const ThreadPosition& current_position() noexcept { return t_execution.position; }
+// The built-in positions, by value, each read straight from the thread-local state. Through the
+// reference above, every read is a member access that -fsanitize=undefined null-checks, and g++ 12
+// has emitted that check after a call, against flags the call had clobbered: a false null-pointer
+// report that stopped a kernel whose tiles loop after barriers and shuffles.
+inline dim3 thread_index() noexcept { return t_execution.position.thread_idx; }
+inline dim3 block_index() noexcept { return t_execution.position.block_idx; }
+inline dim3 block_size() noexcept { return t_execution.position.block_dim; }
+inline dim3 grid_size() noexcept { return t_execution.position.grid_dim; }
 
 // One block of a launch.
 struct BlockLaunch {
@@ -180,10 +188,10 @@ inline T fetch_and_apply(T* p, T (*apply)(T, T), T operand) {
 // fibers of that block share its thread, so each __shared__ variable is per block, as on a GPU.
 #define __shared__ thread_local
 
-#define threadIdx (::gpucore::simt::current_position().thread_idx)
-#define blockIdx (::gpucore::simt::current_position().block_idx)
-#define blockDim (::gpucore::simt::current_position().block_dim)
-#define gridDim (::gpucore::simt::current_position().grid_dim)
+#define threadIdx (::gpucore::simt::thread_index())
+#define blockIdx (::gpucore::simt::block_index())
+#define blockDim (::gpucore::simt::block_size())
+#define gridDim (::gpucore::simt::grid_size())
 
 inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     ::gpucore::simt::block_barrier(file, line);
