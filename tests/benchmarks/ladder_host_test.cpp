@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 #include "ladder_reference.hpp"
@@ -108,8 +109,13 @@ ladder::Rung make_rung(const char* name, const char* kind, double ms, bool check
     return r;
 }
 
+// The report as written to a file of the running test's own: ctest runs each test of this binary
+// as a process of its own, in parallel, so a path shared by two tests let one read the other's
+// report.
 nlohmann::json written(const ladder::Report& rep) {
-    const std::string path = testing::TempDir() + "ladder_host_test.json";
+    const std::string path = testing::TempDir() + "ladder_host_test_" +
+                             testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+                             std::to_string(getpid()) + ".json";
     EXPECT_TRUE(ladder::write_json(rep, path));
     std::ifstream in(path);
     nlohmann::json j = nlohmann::json::parse(in);
