@@ -28,6 +28,9 @@ bool small_index(std::size_t rows, std::size_t cols) {
     return rows < kMax - overhang && cols < kMax - overhang && rows * cols <= kMax;
 }
 
+// Whether `p` lies on a boundary of `bytes` bytes.
+bool starts_on(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
 // A block per tile of tile_rows x tile_cols input elements, for blocks of block_threads_x threads
 // along x, capped at the launch limit (grid_limits.hpp; the kernels stride over the tiles).
 unsigned int tile_grid(std::size_t rows, std::size_t cols, std::size_t tile_rows, std::size_t tile_cols,
@@ -126,11 +129,9 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
     const auto* words_in = static_cast<const Word*>(in);
     auto* words_out = static_cast<Word*>(out);
     const std::size_t steps = static_cast<std::size_t>(Policy::kNarrow) / narrow;
-    const auto on_pairs = [](const void* p) {
-        return reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(Word)) == 0;
-    };
     if constexpr (sizeof(Word) <= 4) { // 8-byte words move one per access
-        if (Policy::narrow_pairs(sizeof(Word), rows, cols) && on_pairs(in) && on_pairs(out)) {
+        constexpr std::size_t kPairBytes = 2 * sizeof(Word);
+        if (Policy::narrow_pairs(sizeof(Word), rows, cols) && starts_on(in, kPairBytes) && starts_on(out, kPairBytes)) {
             const bool odd_long_side = std::max(rows, cols) % 2 != 0;
             if (odd_long_side) launch_narrow<Word, 2, true>(words_in, words_out, rows, cols, steps, ctx);
             else launch_narrow<Word, 2, false>(words_in, words_out, rows, cols, steps, ctx);
@@ -148,8 +149,9 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
 bool transpose_in_pair_tiles(const void* in, void* out, std::size_t rows, std::size_t cols, bool small,
                              const LaunchContext& ctx) {
     using Policy = TuningPolicy::Transpose;
-    const auto on = [](const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; };
-    if (!small || !Policy::pair_tiles(2, rows, cols) || !on(in, 4) || !on(out, Policy::kSectorBytes)) return false;
+    if (!small || !Policy::pair_tiles(2, rows, cols) || !starts_on(in, 4) || !starts_on(out, Policy::kSectorBytes)) {
+        return false;
+    }
     const auto launch = [&](auto kernel, int block_rows) {
         const std::size_t pair_cols = cols / 2;
         launch_kernel(kernel, tile_grid(rows, pair_cols, Policy::kPairTile, Policy::kPairTile, Policy::kPairTile),
@@ -192,7 +194,7 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
     const std::size_t bytes = rows * cols * sizeof(Word);
     constexpr int kSectorBytes = Policy::kSectorBytes;
     const bool rows_off_sectors = (rows * sizeof(Word)) % kSectorBytes != 0 ||
-                                  reinterpret_cast<std::uintptr_t>(out) % kSectorBytes != 0;
+                                  !starts_on(out, kSectorBytes);
     if constexpr (sizeof(Word) == 2) {
         if (rows_off_sectors && Policy::pair_writes(sizeof(Word), rows, bytes)) {
             launch_kernel(transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairTileCols, Policy::kPairBlockRows>,
@@ -225,9 +227,6 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
     using Policy = TuningPolicy::Transpose;
     if (transpose_narrow<Word>(in, out, rows, cols, ctx)) return;
     constexpr std::size_t kVec = Pack<Word>::kCount;
-    const auto aligned = [](const void* p) {
-        return reinterpret_cast<std::uintptr_t>(p) % TuningPolicy::kPackBytes == 0;
-    };
     const bool small = small_index(rows, cols);
     if constexpr (sizeof(Word) == 2) {
         if (transpose_in_pair_tiles(in, out, rows, cols, small, ctx)) return;
@@ -235,7 +234,8 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
     const auto tiles_first = [&](bool bulk_copy) {
         return small && Policy::small_index_tiles_first(sizeof(Word), rows, cols, bulk_copy);
     };
-    if (rows % kVec == 0 && cols % kVec == 0 && aligned(in) && aligned(out)) {
+    if (rows % kVec == 0 && cols % kVec == 0 && starts_on(in, TuningPolicy::kPackBytes) &&
+        starts_on(out, TuningPolicy::kPackBytes)) {
         if (!tiles_first(true) && transpose_with_bulk_copy<Word>(in, out, rows, cols, ctx)) return;
         if (!tiles_first(false)) {
             const dim3 block(Policy::kVectorThreadsX, Policy::kVectorThreadsY);
