@@ -523,7 +523,8 @@ __device__ __forceinline__ void store_streaming_16(void* p, uint4 v) {
 }
 #endif
 
-// Bulk tensor copies, completion on a shared-memory barrier (loads) or in bulk groups (stores).
+// Bulk copies (tensor boxes, or contiguous bytes), completion on a shared-memory barrier (loads)
+// or in bulk groups (stores).
 // Declared for HIP too, never defined there: kernels using them are instantiated only when
 // GPUCORE_GPU_HAS_BULK_TENSOR_COPY. On CUDA targets below sm_90 the bodies trap; the launcher
 // runs such a kernel only where the device runs sm_90+ code (kernel_runs_arch, occupancy.hpp).
@@ -533,6 +534,9 @@ __device__ bool bulk_barrier_try_wait(std::uint64_t* barrier, std::uint32_t pari
 __device__ void bulk_load_2d(void* smem, const BulkTensorMap* map, int x, int y,
                              std::uint64_t* barrier, std::uint32_t bytes);
 __device__ void bulk_store_2d(const BulkTensorMap* map, int x, int y, const void* smem);
+__device__ void bulk_barrier_expect(std::uint64_t* barrier, std::uint32_t bytes);
+__device__ void bulk_load_1d(void* smem, const void* global, std::uint32_t bytes, std::uint64_t* barrier);
+__device__ void bulk_store_1d(void* global, const void* smem, std::uint32_t bytes);
 __device__ void bulk_store_commit();
 __device__ void bulk_store_wait_read_all_but_one();
 __device__ void bulk_store_wait_all();
@@ -564,6 +568,24 @@ __device__ __forceinline__ void bulk_store_2d(const BulkTensorMap* map, int x, i
                          cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global,
                                                          cuda::ptx::space_shared, map, coords,
                                                          smem);)
+}
+// Arms `barrier` for `bytes`, the sum of the bulk_load_1d calls that complete on it.
+__device__ __forceinline__ void bulk_barrier_expect(std::uint64_t* barrier, std::uint32_t bytes) {
+    GPUCORE_SM90_OR_TRAP(cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                                              cuda::ptx::space_shared, barrier, bytes);)
+}
+// Starts the load of `bytes` contiguous bytes (addresses and size multiples of 16) into `smem`,
+// completing on an armed `barrier`.
+__device__ __forceinline__ void bulk_load_1d(void* smem, const void* global, std::uint32_t bytes,
+                                             std::uint64_t* barrier) {
+    GPUCORE_SM90_OR_TRAP(cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, smem, global,
+                                                  bytes, barrier);)
+}
+// Starts the store of `bytes` contiguous bytes (addresses and size multiples of 16) from `smem`,
+// in the current bulk group.
+__device__ __forceinline__ void bulk_store_1d(void* global, const void* smem, std::uint32_t bytes) {
+    GPUCORE_SM90_OR_TRAP(cuda::ptx::cp_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, global, smem,
+                                                  bytes);)
 }
 __device__ __forceinline__ void bulk_store_commit() {
     GPUCORE_SM90_OR_TRAP(cuda::ptx::cp_async_bulk_commit_group();)

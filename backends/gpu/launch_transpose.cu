@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "gpu_error.hpp"
 #include "grid_limits.hpp"
 #include "gpucore/element_types.hpp"
 #include "kernels/transpose_bulk_kernel.cuh"
 #include "kernels/transpose_kernel.cuh"
+#include "kernels/transpose_narrow_bulk_kernel.cuh"
 #include "kernels/transpose_pair_tile_kernel.cuh"
 #include "kernels/transpose_pairs_kernel.cuh"
 #include "launch.hpp"
@@ -27,6 +29,9 @@ bool small_index(std::size_t rows, std::size_t cols) {
     const std::size_t overhang = static_cast<std::size_t>(TuningPolicy::Transpose::kTile);
     return rows < kMax - overhang && cols < kMax - overhang && rows * cols <= kMax;
 }
+
+// Compute capability 9.0: the first with the bulk copy engine.
+constexpr int kBulkCopyMinArch = 90;
 
 // Whether `p` lies on a boundary of `bytes` bytes.
 bool starts_on(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
@@ -55,8 +60,7 @@ bool transpose_in_boxes(const void* in, void* out, std::size_t rows, std::size_t
         constexpr int kInner = BulkTranspose::inner<Word>();
         constexpr std::size_t kShared = BulkTranspose::shared_bytes(kBoxRows, kStages);
         constexpr auto kernel = transpose_bulk_kernel<Word, kBoxRows, kStages, kThreads>;
-        constexpr int kMinArch = 90; // compute capability 9.0: the first with the engine
-        if (!kernel_runs_arch<kernel, kShared>(ctx.device, kMinArch)) return false;
+        if (!kernel_runs_arch<kernel, kShared>(ctx.device, kBulkCopyMinArch)) return false;
         BulkTensorMap in_map{};
         BulkTensorMap out_map{};
         if (!encode_bulk_tensor_map(&in_map, in, cols, rows, sizeof(Word), kInner, kBoxRows) ||
@@ -116,6 +120,60 @@ void launch_narrow(const Word* in, Word* out, std::size_t rows, std::size_t cols
     else launch_narrow<Word, false, kPack, kOddLong>(in, out, rows, cols, steps, ctx);
 }
 
+// The bulk-copy narrow kernel for a narrow side of kNarrow 2-byte words, where the device runs its
+// sm_90 code; false (nothing launched) otherwise.
+template <int kNarrow, bool kFewRows>
+bool launch_narrow_bulk(const void* in, void* out, std::size_t length, const LaunchContext& ctx) {
+    using Policy = TuningPolicy::Transpose;
+    constexpr int kThreads = Policy::kNarrowBulkThreads;
+    constexpr std::size_t kShared = NarrowBulk::shared_bytes(Policy::kNarrowBulkStages);
+    constexpr auto kernel = transpose_narrow_bulk_kernel<kNarrow, kThreads, Policy::kNarrowBulkStages, kFewRows>;
+    if (!kernel_runs_arch<kernel, kShared>(ctx.device, kBulkCopyMinArch)) return false;
+    constexpr std::size_t kPositions = NarrowBulk::positions(kNarrow, sizeof(std::uint16_t));
+    const std::size_t chunks = (length + kPositions - 1) / kPositions;
+    const unsigned int grid =
+        capped_grid(std::min(chunks, resident_blocks_of<kernel, kThreads, kShared>(ctx.device)), kThreads);
+    launch_kernel(kernel, grid, kThreads, kShared, ctx.stream, static_cast<const std::uint16_t*>(in),
+                  static_cast<std::uint16_t*>(out), length);
+    GPUCORE_GPU_CHECK(last_launch_error());
+    return true;
+}
+
+// The instantiation for `narrow` among 2 + kOffsets.
+template <bool kFewRows, std::size_t... kOffsets>
+bool launch_narrow_bulk(std::size_t narrow, const void* in, void* out, std::size_t length, const LaunchContext& ctx,
+                        std::index_sequence<kOffsets...>) {
+    bool launched = false;
+    (void)((narrow == kOffsets + 2 && (launched = launch_narrow_bulk<kOffsets + 2, kFewRows>(in, out, length, ctx), true)) ||
+           ...);
+    return launched;
+}
+
+// 2-byte narrow shapes through the bulk copy engine, where the vendor has it, the policy takes the
+// shape and every copy starts and ends on 16 bytes; false (nothing launched) otherwise.
+template <class Word>
+bool transpose_narrow_in_bulk(const void* in, void* out, std::size_t rows, std::size_t cols,
+                              const LaunchContext& ctx) {
+    static_assert(sizeof(Word) == 2, "the kernel moves 2-byte words");
+    if constexpr (!GPUCORE_GPU_HAS_BULK_TENSOR_COPY) {
+        return false;
+    } else {
+        constexpr std::size_t kCopyBytes = 16;
+        constexpr std::size_t kWord = sizeof(Word);
+        const bool few_rows = rows <= cols;
+        const std::size_t narrow = few_rows ? rows : cols;
+        const std::size_t length = few_rows ? cols : rows;
+        if (!TuningPolicy::Transpose::narrow_bulk(kWord, rows, cols) || (length * kWord) % kCopyBytes != 0 ||
+            !starts_on(in, kCopyBytes) || !starts_on(out, kCopyBytes)) {
+            return false;
+        }
+        // 2..kNarrow - 1: the sides the policy takes
+        constexpr auto kNarrows = std::make_index_sequence<TuningPolicy::Transpose::kNarrow - 2>{};
+        return few_rows ? launch_narrow_bulk<true>(narrow, in, out, length, ctx, kNarrows)
+                        : launch_narrow_bulk<false>(narrow, in, out, length, ctx, kNarrows);
+    }
+}
+
 // The kernels for a narrow side: kSteps, the largest power of two up to kNarrow / narrow; words in
 // pairs where the policy says so and both arrays start on a pair's boundary. False (nothing
 // launched) for other shapes.
@@ -129,6 +187,9 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
     const auto* words_in = static_cast<const Word*>(in);
     auto* words_out = static_cast<Word*>(out);
     const std::size_t steps = static_cast<std::size_t>(Policy::kNarrow) / narrow;
+    if constexpr (sizeof(Word) == 2) {
+        if (transpose_narrow_in_bulk<Word>(in, out, rows, cols, ctx)) return true;
+    }
     if constexpr (sizeof(Word) <= 4) { // 8-byte words move one per access
         constexpr std::size_t kPairBytes = 2 * sizeof(Word);
         if (Policy::narrow_pairs(sizeof(Word), rows, cols) && starts_on(in, kPairBytes) && starts_on(out, kPairBytes)) {

@@ -2,6 +2,7 @@
 // transpose through its launcher: square, tall, wide, degenerate and odd shapes, every element
 // compared exactly against the host transpose (outputs poisoned first).
 #include "gpu_test_support.cuh"
+#include "kernels/transpose_narrow_bulk_kernel.cuh"
 
 namespace gpu_test {
 namespace {
@@ -73,6 +74,31 @@ TYPED_TEST(Transpose, TwoByteNarrowSidesInPairs) {
             }
             this->check(narrow, 70001);
             this->check(70002, narrow, 1);
+        }
+    }
+}
+
+// 2-byte narrow sides of 2..15 whose long side is a multiple of 8 (whole 16-byte rows), both
+// arrays on 16 bytes: on sm_90+ the bulk-copy narrow kernel where the policy takes the shape (few
+// rows; few columns of 5 or more but 8, or any up to 8 MiB), else the thread-staged one. Long
+// sides of one group of 8 positions, short of, at and past a chunk, more chunks than a block's
+// stages on every resident block (each stage's barrier completes several phases); outputs
+// 16 bytes into their allocation, and 2 bytes (the thread-staged kernels).
+TYPED_TEST(Transpose, TwoByteNarrowSidesThroughTheBulkCopyEngine) {
+    if constexpr (sizeof(TypeParam) != 2) {
+        GTEST_SKIP() << "2-byte elements only";
+    } else {
+        for (std::size_t narrow = 2; narrow < 16; ++narrow) {
+            const std::size_t chunk = gpucore::gpu::NarrowBulk::positions(static_cast<unsigned int>(narrow), 2);
+            for (const std::size_t length : {std::size_t{8}, chunk - 8, chunk, chunk + 8, 7 * chunk + 72,
+                                             2200 * chunk + 8}) {
+                this->check(narrow, length);
+                this->check(length, narrow);
+            }
+            for (const std::size_t out_offset : {8, 1}) {
+                this->check(narrow, 3 * chunk + 16, out_offset);
+                this->check(3 * chunk + 16, narrow, out_offset);
+            }
         }
     }
 }

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+// Narrow transposes of 2-byte words (a side of 2..NarrowBulk::kMaxNarrow) through the bulk copy
+// engine (TMA, sm_90+; see gpu_vendor.hpp). The thread-staged narrow kernel (transpose_kernel.cuh)
+// holds a chunk's loads in registers and issues an instruction or more per word: for 2-byte words
+// it ran out of issue slots and reached 0.65-0.83 of a copy (BENCHMARKS.md: narrow transposes
+// through the bulk copy engine). Here the engine loads kStages chunks ahead into shared memory
+// without registers, each thread reorders 8 positions within shared memory in 16-byte reads and
+// writes, and the engine stores the chunk.
+//
+// A chunk is NarrowBulk::positions() consecutive positions of the long side. Its narrow-side
+// elements form one contiguous run of one array (the output for few rows, the input for few
+// columns) and `narrow` pieces, one per narrow index, of the other, back to back in shared memory.
+// A warp's 16-byte accesses to the pieces are contiguous, so they meet no bank conflicts; those to
+// the run are 16 * narrow bytes apart, which conflicts for even narrow sides (two-way for 2, 6, 10,
+// 14; eight-way for multiples of 8). Every copy starts and ends on 16 bytes: the launcher
+// checks that the long side is a multiple of 8 words and both arrays start on 16 bytes, so every
+// chunk's span is a multiple of 8 positions too.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "../gpu_vendor.hpp"
+
+namespace gpucore::gpu {
+
+struct NarrowBulk {
+    static constexpr int kMaxNarrow = 16;
+    static constexpr int kRunBytes = 8192;    // the most bytes of a chunk: its run, or its pieces
+    static constexpr int kPositionStep = 128; // bytes: pieces start on whole 128-byte lines
+
+    // Positions per chunk for `narrow` words of `word_bytes`: the most that fit kRunBytes.
+    __host__ __device__ static constexpr unsigned int positions(unsigned int narrow, unsigned int word_bytes) {
+        const unsigned int step = kPositionStep / word_bytes;
+        return kRunBytes / word_bytes / (narrow * step) * step;
+    }
+    // Dynamic shared memory: kStages input buffers and 2 output buffers.
+    __host__ __device__ static constexpr std::size_t shared_bytes(int stages) {
+        return static_cast<std::size_t>(stages + 2) * kRunBytes;
+    }
+};
+
+// One thread's reorder of 8 consecutive positions (16 bytes of each piece, 16 * kNarrow bytes of
+// the run): kNarrow 16-byte reads and kNarrow 16-byte writes. kFewRows: piece row r, words k =
+// 0..7 become run words k * kNarrow + r; otherwise the reverse.
+template <int kNarrow, bool kFewRows>
+__device__ __forceinline__ void reorder_eight_positions(const unsigned char* src, unsigned char* dst,
+                                                        unsigned int piece_pitch, unsigned int group) {
+    using Word = std::uint16_t;
+    constexpr int kGroup = 8; // positions, 16 bytes of a piece
+    Word from[kGroup * kNarrow];
+    Word to[kGroup * kNarrow];
+    const unsigned int piece_byte = group * 16;
+    const unsigned int run_byte = group * 16 * kNarrow;
+#pragma unroll
+    for (int v = 0; v < kNarrow; ++v) {
+        const unsigned int byte = kFewRows ? v * piece_pitch + piece_byte : run_byte + v * 16;
+        const uint4 chunk = *reinterpret_cast<const uint4*>(src + byte);
+        std::memcpy(from + kGroup * v, &chunk, sizeof chunk);
+    }
+#pragma unroll
+    for (int r = 0; r < kNarrow; ++r) {
+#pragma unroll
+        for (int k = 0; k < kGroup; ++k) {
+            if constexpr (kFewRows) to[k * kNarrow + r] = from[r * kGroup + k];
+            else to[r * kGroup + k] = from[k * kNarrow + r];
+        }
+    }
+#pragma unroll
+    for (int v = 0; v < kNarrow; ++v) {
+        const unsigned int byte = kFewRows ? run_byte + v * 16 : v * piece_pitch + piece_byte;
+        uint4 chunk;
+        std::memcpy(&chunk, to + kGroup * v, sizeof chunk);
+        *reinterpret_cast<uint4*>(dst + byte) = chunk;
+    }
+}
+
+// kFewRows: kNarrow input rows of `length` 2-byte words; chunk c moves columns [c * positions, ...)
+// of every row to the output run out[c * positions * kNarrow ...]. Otherwise `length` input rows
+// of kNarrow words; chunk c moves the input run in[c * positions * kNarrow ...] to columns
+// [c * positions, ...) of every output row.
+template <int kNarrow, int kThreads, int kStages, bool kFewRows>
+__global__ void __launch_bounds__(kThreads)
+    transpose_narrow_bulk_kernel(const std::uint16_t* in, std::uint16_t* out, std::size_t length) {
+    static_assert(kStages >= 1 && kNarrow >= 2 && kNarrow <= NarrowBulk::kMaxNarrow, "a stage, a narrow side");
+    using Word = std::uint16_t;
+    constexpr unsigned int kWord = sizeof(Word);
+    constexpr unsigned int kPositions = NarrowBulk::positions(kNarrow, kWord);
+    constexpr unsigned int kPiecePitch = kPositions * kWord; // bytes
+    __shared__ std::uint64_t loaded[kStages]; // one barrier per input stage
+    unsigned char* const shared = dynamic_shared<unsigned char>();
+    unsigned char* const in_buffers = shared;                                       // kStages buffers
+    unsigned char* const out_buffers = shared + kStages * NarrowBulk::kRunBytes; // 2 buffers
+
+    const std::size_t chunks = (length + kPositions - 1) / kPositions;
+    const std::size_t first = blockIdx.x;
+    const std::size_t step = gridDim.x;
+    const std::size_t mine = first < chunks ? (chunks - first + step - 1) / step : 0;
+    const auto chunk_start = [&](std::size_t i) { return (first + i * step) * kPositions; };
+    const auto chunk_span = [&](std::size_t i) {
+        const std::size_t left = length - chunk_start(i);
+        return static_cast<unsigned int>(left < kPositions ? left : kPositions);
+    };
+
+    const auto start_load = [&](std::size_t i) {
+        const int stage = static_cast<int>(i % kStages);
+        unsigned char* buffer = in_buffers + stage * NarrowBulk::kRunBytes;
+        const std::size_t p0 = chunk_start(i);
+        const unsigned int span = chunk_span(i);
+        bulk_barrier_expect(&loaded[stage], kNarrow * span * kWord);
+        if constexpr (kFewRows) {
+            for (unsigned int r = 0; r < kNarrow; ++r) {
+                bulk_load_1d(buffer + r * kPiecePitch, in + r * length + p0, span * kWord, &loaded[stage]);
+            }
+        } else {
+            bulk_load_1d(buffer, in + p0 * kNarrow, kNarrow * span * kWord, &loaded[stage]);
+        }
+    };
+    const auto start_store = [&](std::size_t i, const unsigned char* buffer) {
+        const std::size_t p0 = chunk_start(i);
+        const unsigned int span = chunk_span(i);
+        if constexpr (kFewRows) {
+            bulk_store_1d(out + p0 * kNarrow, buffer, kNarrow * span * kWord);
+        } else {
+            for (unsigned int r = 0; r < kNarrow; ++r) {
+                bulk_store_1d(out + r * length + p0, buffer + r * kPiecePitch, span * kWord);
+            }
+        }
+        bulk_store_commit();
+    };
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; ++s) bulk_barrier_init(&loaded[s], 1);
+        for (std::size_t i = 0; i < mine && i < static_cast<std::size_t>(kStages); ++i) start_load(i);
+    }
+    sync_block();
+
+    for (std::size_t i = 0; i < mine; ++i) {
+        const int stage = static_cast<int>(i % kStages);
+        const auto parity = static_cast<std::uint32_t>((i / kStages) & 1);
+        while (!bulk_barrier_try_wait(&loaded[stage], parity)) {
+        }
+        // The store that last read this output buffer (two chunks ago) must be done reading it.
+        if (threadIdx.x == 0) bulk_store_wait_read_all_but_one();
+        sync_block();
+
+        const unsigned char* src = in_buffers + stage * NarrowBulk::kRunBytes;
+        unsigned char* dst = out_buffers + (i & 1) * NarrowBulk::kRunBytes;
+        const unsigned int groups = chunk_span(i) / 8; // spans are multiples of 8 positions
+        for (unsigned int g = threadIdx.x; g < groups; g += kThreads) {
+            reorder_eight_positions<kNarrow, kFewRows>(src, dst, kPiecePitch, g);
+        }
+        fence_shared_for_bulk_copy();
+        sync_block();
+
+        if (threadIdx.x == 0) {
+            start_store(i, dst);
+            // Every thread has finished reading this input stage (the barrier above): refill it.
+            if (i + kStages < mine) start_load(i + kStages);
+        }
+    }
+    if (threadIdx.x == 0) bulk_store_wait_all();
+}
+
+} // namespace gpucore::gpu
