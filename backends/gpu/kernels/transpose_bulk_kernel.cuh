@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "../gpu_vendor.hpp"
+#include "bulk_pipeline.cuh"
 
 namespace gpucore::gpu {
 
@@ -107,29 +108,12 @@ __global__ void __launch_bounds__(kThreads)
     const auto tile_col = [&](std::size_t i) {
         return static_cast<int>(((first + i * step) % tiles_x) * kInner);
     };
-    const auto start_load = [&](std::size_t i) {
-        const int stage = static_cast<int>(i % kStages);
-        bulk_load_2d(in_boxes + stage * kBoxBytes, &in_map, tile_col(i), tile_row(i),
-                     &loaded[stage], kBoxBytes);
+    const auto load = [&](std::size_t i, int stage) {
+        bulk_load_2d(in_boxes + stage * kBoxBytes, &in_map, tile_col(i), tile_row(i), &loaded[stage], kBoxBytes);
     };
-
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < kStages; ++s) bulk_barrier_init(&loaded[s], 1);
-        for (std::size_t i = 0; i < mine && i < kStages; ++i) start_load(i);
-    }
-    sync_block();
-
-    for (std::size_t i = 0; i < mine; ++i) {
-        const int stage = static_cast<int>(i % kStages);
-        const auto parity = static_cast<std::uint32_t>((i / kStages) & 1);
-        while (!bulk_barrier_try_wait(&loaded[stage], parity)) {
-        }
-        // The store that last read this output buffer (two tiles ago) must be done reading it.
-        if (threadIdx.x == 0) bulk_store_wait_read_all_but_one();
-        sync_block();
-
+    const auto reorder = [&](std::size_t, int stage, int out_index) {
         const unsigned char* src = in_boxes + stage * kBoxBytes;
-        unsigned char* dst = out_boxes + (i & 1) * kBoxBytes;
+        unsigned char* dst = out_boxes + out_index * kBoxBytes;
         if constexpr (sizeof(Word) == 2) {
             transpose_box_pairs<kBoxRows, kThreads>(src, dst);
         } else {
@@ -151,21 +135,15 @@ __global__ void __launch_bounds__(kThreads)
                 }
             }
         }
-        fence_shared_for_bulk_copy();
-        sync_block();
-
-        if (threadIdx.x == 0) {
-            // Output box j: output rows tile_col .. + kInner, columns tile_row + j * kInner ...
-            for (int j = 0; j < kBoxRows / kInner; ++j) {
-                bulk_store_2d(&out_map, tile_row(i) + j * kInner, tile_col(i),
-                              dst + j * kInner * BulkTranspose::kRowBytes);
-            }
-            bulk_store_commit();
-            // Every thread has finished reading this input stage (the barrier above): refill it.
-            if (i + kStages < mine) start_load(i + kStages);
+    };
+    const auto store = [&](std::size_t i, int out_index) {
+        // Output box j: output rows tile_col .. + kInner, columns tile_row + j * kInner ...
+        for (int j = 0; j < kBoxRows / kInner; ++j) {
+            bulk_store_2d(&out_map, tile_row(i) + j * kInner, tile_col(i),
+                          out_boxes + out_index * kBoxBytes + j * kInner * BulkTranspose::kRowBytes);
         }
-    }
-    if (threadIdx.x == 0) bulk_store_wait_all();
+    };
+    run_bulk_pipeline<kStages>(loaded, mine, load, reorder, store);
 }
 
 } // namespace gpucore::gpu

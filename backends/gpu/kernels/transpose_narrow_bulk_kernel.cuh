@@ -22,6 +22,7 @@
 #include <cstring>
 
 #include "../gpu_vendor.hpp"
+#include "bulk_pipeline.cuh"
 
 namespace gpucore::gpu {
 
@@ -83,14 +84,14 @@ __device__ __forceinline__ void reorder_eight_positions(const unsigned char* src
 template <int kNarrow, int kThreads, int kStages, bool kFewRows>
 __global__ void __launch_bounds__(kThreads)
     transpose_narrow_bulk_kernel(const std::uint16_t* in, std::uint16_t* out, std::size_t length) {
-    static_assert(kStages >= 1 && kNarrow >= 2 && kNarrow <= NarrowBulk::kMaxNarrow, "a stage, a narrow side");
+    static_assert(kNarrow >= 2 && kNarrow <= NarrowBulk::kMaxNarrow, "a narrow side");
     using Word = std::uint16_t;
     constexpr unsigned int kWord = sizeof(Word);
     constexpr unsigned int kPositions = NarrowBulk::positions(kNarrow, kWord);
     constexpr unsigned int kPiecePitch = kPositions * kWord; // bytes
     __shared__ std::uint64_t loaded[kStages]; // one barrier per input stage
     unsigned char* const shared = dynamic_shared<unsigned char>();
-    unsigned char* const in_buffers = shared;                                       // kStages buffers
+    unsigned char* const in_buffers = shared;                                     // kStages buffers
     unsigned char* const out_buffers = shared + kStages * NarrowBulk::kRunBytes; // 2 buffers
 
     const std::size_t chunks = (length + kPositions - 1) / kPositions;
@@ -103,8 +104,7 @@ __global__ void __launch_bounds__(kThreads)
         return static_cast<unsigned int>(left < kPositions ? left : kPositions);
     };
 
-    const auto start_load = [&](std::size_t i) {
-        const int stage = static_cast<int>(i % kStages);
+    const auto load = [&](std::size_t i, int stage) {
         unsigned char* buffer = in_buffers + stage * NarrowBulk::kRunBytes;
         const std::size_t p0 = chunk_start(i);
         const unsigned int span = chunk_span(i);
@@ -117,7 +117,16 @@ __global__ void __launch_bounds__(kThreads)
             bulk_load_1d(buffer, in + p0 * kNarrow, kNarrow * span * kWord, &loaded[stage]);
         }
     };
-    const auto start_store = [&](std::size_t i, const unsigned char* buffer) {
+    const auto reorder = [&](std::size_t i, int stage, int out_index) {
+        const unsigned char* src = in_buffers + stage * NarrowBulk::kRunBytes;
+        unsigned char* dst = out_buffers + out_index * NarrowBulk::kRunBytes;
+        const unsigned int groups = chunk_span(i) / 8; // spans are multiples of 8 positions
+        for (unsigned int g = threadIdx.x; g < groups; g += kThreads) {
+            reorder_eight_positions<kNarrow, kFewRows>(src, dst, kPiecePitch, g);
+        }
+    };
+    const auto store = [&](std::size_t i, int out_index) {
+        const unsigned char* buffer = out_buffers + out_index * NarrowBulk::kRunBytes;
         const std::size_t p0 = chunk_start(i);
         const unsigned int span = chunk_span(i);
         if constexpr (kFewRows) {
@@ -127,40 +136,8 @@ __global__ void __launch_bounds__(kThreads)
                 bulk_store_1d(out + r * length + p0, buffer + r * kPiecePitch, span * kWord);
             }
         }
-        bulk_store_commit();
     };
-
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < kStages; ++s) bulk_barrier_init(&loaded[s], 1);
-        for (std::size_t i = 0; i < mine && i < static_cast<std::size_t>(kStages); ++i) start_load(i);
-    }
-    sync_block();
-
-    for (std::size_t i = 0; i < mine; ++i) {
-        const int stage = static_cast<int>(i % kStages);
-        const auto parity = static_cast<std::uint32_t>((i / kStages) & 1);
-        while (!bulk_barrier_try_wait(&loaded[stage], parity)) {
-        }
-        // The store that last read this output buffer (two chunks ago) must be done reading it.
-        if (threadIdx.x == 0) bulk_store_wait_read_all_but_one();
-        sync_block();
-
-        const unsigned char* src = in_buffers + stage * NarrowBulk::kRunBytes;
-        unsigned char* dst = out_buffers + (i & 1) * NarrowBulk::kRunBytes;
-        const unsigned int groups = chunk_span(i) / 8; // spans are multiples of 8 positions
-        for (unsigned int g = threadIdx.x; g < groups; g += kThreads) {
-            reorder_eight_positions<kNarrow, kFewRows>(src, dst, kPiecePitch, g);
-        }
-        fence_shared_for_bulk_copy();
-        sync_block();
-
-        if (threadIdx.x == 0) {
-            start_store(i, dst);
-            // Every thread has finished reading this input stage (the barrier above): refill it.
-            if (i + kStages < mine) start_load(i + kStages);
-        }
-    }
-    if (threadIdx.x == 0) bulk_store_wait_all();
+    run_bulk_pipeline<kStages>(loaded, mine, load, reorder, store);
 }
 
 } // namespace gpucore::gpu
