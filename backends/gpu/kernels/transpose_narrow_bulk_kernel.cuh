@@ -2,10 +2,10 @@
 // Narrow transposes of 2-byte words (a side of 2..NarrowBulk::kMaxNarrow) through the bulk copy
 // engine (TMA, sm_90+; see gpu_vendor.hpp). The thread-staged narrow kernel (transpose_kernel.cuh)
 // holds a chunk's loads in registers and issues an instruction or more per word: for 2-byte words
-// it ran out of issue slots and reached 0.65-0.83 of a copy (BENCHMARKS.md: narrow transposes
-// through the bulk copy engine). Here the engine loads kStages chunks ahead into shared memory
-// without registers, each thread reorders 8 positions within shared memory in 16-byte reads and
-// writes, and the engine stores the chunk.
+// instruction issue, not memory, bounds it (BENCHMARKS.md: narrow transposes through the bulk copy
+// engine). Here the engine loads kStages chunks ahead into shared memory without registers, each
+// thread reorders 8 positions within shared memory in 16-byte reads and writes, and the engine
+// stores the chunk.
 //
 // A chunk is NarrowBulk::positions() consecutive positions of the long side. Its narrow-side
 // elements form one contiguous run of one array (the output for few rows, the input for few
