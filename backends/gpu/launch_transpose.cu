@@ -129,12 +129,21 @@ bool launch_narrow_bulk(const void* in, void* out, std::size_t length, const Lau
     constexpr std::size_t kShared = NarrowBulk::shared_bytes(Policy::kNarrowBulkStages);
     constexpr auto kernel = transpose_narrow_bulk_kernel<kNarrow, kThreads, Policy::kNarrowBulkStages, kFewRows>;
     if (!kernel_runs_arch<kernel, kShared>(ctx.device, kBulkCopyMinArch)) return false;
+    BulkTensorMap run_map{};
+    if constexpr (NarrowBulk::swizzled_run(kNarrow)) {
+        // The run's array (the output for few rows) as rows of 128 bytes, a box per chunk's run.
+        constexpr std::size_t kRowWords = BulkTranspose::kRowBytes / sizeof(std::uint16_t);
+        if (!encode_bulk_tensor_map(&run_map, kFewRows ? out : in, kRowWords, length * kNarrow / kRowWords,
+                                    sizeof(std::uint16_t), kRowWords, NarrowBulk::kRunRows)) {
+            return false;
+        }
+    }
     constexpr std::size_t kPositions = NarrowBulk::positions(kNarrow, sizeof(std::uint16_t));
     const std::size_t chunks = (length + kPositions - 1) / kPositions;
     const unsigned int grid =
         capped_grid(std::min(chunks, resident_blocks_of<kernel, kThreads, kShared>(ctx.device)), kThreads);
     launch_kernel(kernel, grid, kThreads, kShared, ctx.stream, static_cast<const std::uint16_t*>(in),
-                  static_cast<std::uint16_t*>(out), length);
+                  static_cast<std::uint16_t*>(out), length, run_map);
     GPUCORE_GPU_CHECK(last_launch_error());
     return true;
 }
@@ -167,8 +176,7 @@ bool transpose_narrow_in_bulk(const void* in, void* out, std::size_t rows, std::
             !starts_on(in, kCopyBytes) || !starts_on(out, kCopyBytes)) {
             return false;
         }
-        // 2..kNarrow - 1: the sides the policy takes
-        constexpr auto kNarrows = std::make_index_sequence<TuningPolicy::Transpose::kNarrow - 2>{};
+        constexpr auto kNarrows = std::make_index_sequence<TuningPolicy::Transpose::kNarrow - 1>{}; // 2..kNarrow
         return few_rows ? launch_narrow_bulk<true>(narrow, in, out, length, ctx, kNarrows)
                         : launch_narrow_bulk<false>(narrow, in, out, length, ctx, kNarrows);
     }

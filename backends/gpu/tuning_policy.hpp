@@ -291,19 +291,20 @@ struct TuningPolicy {
         // On sm_90+ (CUDA) 2-byte narrow shapes move through the bulk copy engine
         // (transpose_narrow_bulk_kernel.cuh), kNarrowBulkThreads threads and kNarrowBulkStages
         // chunks in flight per block, where the long side is a multiple of 8 and both arrays
-        // start on 16 bytes (the launcher checks): every narrow side of few rows but 16, and of
-        // few columns 5 or more but 8 and 16, or any up to kNarrowBulkSmallBytes. Faster there
-        // (9 x 2^22 0.93 of a copy against 0.65, 2^22 x 9 0.92 against 0.71); level or slower for
-        // 16 (its run-side accesses meet on one bank group) and for 2, 3, 4 and 8 columns of
-        // larger arrays (BENCHMARKS.md: narrow transposes through the bulk copy engine).
+        // start on 16 bytes (the launcher checks): every narrow side of few rows, and of few
+        // columns 5 or more, or any up to kNarrowBulkSmallBytes. Faster there (9 x 2^22 0.93 of a
+        // copy against 0.65, 2^22 x 9 0.92 against 0.71, 16 x 2^22 0.94 against 0.82); level or
+        // slower for 2, 3 and 4 columns of larger arrays (BENCHMARKS.md: narrow transposes
+        // through the bulk copy engine).
         static constexpr int kNarrowBulkThreads = 128;
         static constexpr int kNarrowBulkStages = 4;
         static constexpr std::size_t kNarrowBulkSmallBytes = std::size_t{8} << 20;
+        static constexpr int kNarrowBulkMinColumns = 5;
         static constexpr bool narrow_bulk(std::size_t word_bytes, std::size_t rows, std::size_t cols) {
             const std::size_t narrow = rows <= cols ? rows : cols;
-            if (word_bytes != 2 || narrow < 2 || narrow >= static_cast<std::size_t>(kNarrow)) return false;
-            if (rows <= cols || rows * cols * word_bytes <= kNarrowBulkSmallBytes) return true;
-            return narrow >= 5 && narrow != 8;
+            if (word_bytes != 2 || narrow < 2 || narrow > static_cast<std::size_t>(kNarrow)) return false;
+            return rows <= cols || rows * cols * word_bytes <= kNarrowBulkSmallBytes ||
+                   narrow >= static_cast<std::size_t>(kNarrowBulkMinColumns);
         }
     };
     // Per-stream scratch owned by the plugin: partials and tickets of the single-pass kernels.

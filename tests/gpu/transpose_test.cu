@@ -78,17 +78,18 @@ TYPED_TEST(Transpose, TwoByteNarrowSidesInPairs) {
     }
 }
 
-// 2-byte narrow sides of 2..15 whose long side is a multiple of 8 (whole 16-byte rows), both
+// 2-byte narrow sides of 2..16 whose long side is a multiple of 8 (whole 16-byte rows), both
 // arrays on 16 bytes: on sm_90+ the bulk-copy narrow kernel where the policy takes the shape (few
-// rows; few columns of 5 or more but 8, or any up to 8 MiB), else the thread-staged one. Long
-// sides of one group of 8 positions, short of, at and past a chunk, more chunks than a block's
-// stages on every resident block (each stage's barrier completes several phases); outputs
-// 16 bytes into their allocation, and 2 bytes (the thread-staged kernels).
+// rows; few columns of 5 or more, or any up to 8 MiB; runs through a swizzled tensor map for 8
+// and 16), else the thread-staged one. Long sides of one group of 8 positions, short of, at and
+// past a chunk (the last run box clipped), more chunks than a block's stages on every resident
+// block (each stage's barrier completes several phases); outputs 16 bytes into their allocation,
+// and 2 bytes (the thread-staged kernels).
 TYPED_TEST(Transpose, TwoByteNarrowSidesThroughTheBulkCopyEngine) {
     if constexpr (sizeof(TypeParam) != 2) {
         GTEST_SKIP() << "2-byte elements only";
     } else {
-        for (std::size_t narrow = 2; narrow < 16; ++narrow) {
+        for (std::size_t narrow = 2; narrow <= 16; ++narrow) {
             const std::size_t chunk = gpucore::gpu::NarrowBulk::positions(static_cast<unsigned int>(narrow), 2);
             for (const std::size_t length : {std::size_t{8}, chunk - 8, chunk, chunk + 8, 7 * chunk + 72,
                                              2200 * chunk + 8}) {
