@@ -253,6 +253,7 @@ if has_step profile; then
     "transpose_f16_9x2pow22;transpose;transpose --dtype f16 --rows 9 --cols 2^22"
     "transpose_f16_2pow22x9;transpose;transpose --dtype f16 --rows 2^22 --cols 9"
     "transpose_f16_16x4194305;transpose;transpose --dtype f16 --rows 16 --cols 4194305"
+    "transpose_f16_16x2pow22;transpose;transpose --dtype f16 --rows 16 --cols 2^22"
     "transpose_f32_512x512;transpose;transpose --dtype f32 --rows 512 --cols 512"
     "reduce_sum_f32_2pow28;reduce_single_pass;reduce --dtype f32 --n 2^28 --op sum"
     "reduce_sum_i32_2pow28;reduce_single_pass;reduce --dtype i32 --n 2^28 --op sum"
