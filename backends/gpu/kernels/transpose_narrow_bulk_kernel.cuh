@@ -53,19 +53,24 @@ struct NarrowBulk {
 // One thread's reorder of 8 consecutive positions (16 bytes of each piece, 16 * kNarrow bytes of
 // the run): kNarrow 16-byte reads and kNarrow 16-byte writes. kFewRows: piece row r, words k =
 // 0..7 become run words k * kNarrow + r; otherwise the reverse.
-template <int kNarrow, bool kFewRows, bool kSwizzledRun = NarrowBulk::swizzled_run(kNarrow)>
+template <int kNarrow, bool kFewRows>
 __device__ __forceinline__ void reorder_eight_positions(const unsigned char* src, unsigned char* dst,
                                                         unsigned int piece_pitch, unsigned int group) {
     using Word = std::uint16_t;
     constexpr int kGroup = 8; // positions, 16 bytes of a piece
     Word from[kGroup * kNarrow];
     Word to[kGroup * kNarrow];
-    const unsigned int piece_byte = group * 16;
+    constexpr unsigned int kChunk = BulkTranspose::kChunk; // 16 bytes
+    const unsigned int piece_byte = group * kChunk;
     // The run's 16-byte chunk v of this group.
     const auto run_byte = [&](int v) {
         const unsigned int chunk = group * kNarrow + v;
-        constexpr unsigned int kPerRow = BulkTranspose::kRowBytes / 16;
-        return kSwizzledRun ? static_cast<unsigned int>(swizzled(chunk / kPerRow, chunk % kPerRow)) : chunk * 16;
+        if constexpr (NarrowBulk::swizzled_run(kNarrow)) {
+            constexpr unsigned int kPerRow = BulkTranspose::kRowBytes / kChunk;
+            return static_cast<unsigned int>(swizzled(chunk / kPerRow, chunk % kPerRow));
+        } else {
+            return chunk * kChunk;
+        }
     };
 #pragma unroll
     for (int v = 0; v < kNarrow; ++v) {

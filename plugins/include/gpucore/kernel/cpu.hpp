@@ -70,11 +70,10 @@ struct ExecutionState {
 #endif
 GPUCORE_SIMT_CONSTANT_INIT GPUCORE_SIMT_HIDDEN extern thread_local ExecutionState t_execution;
 
-inline const ThreadPosition& current_position() noexcept { return t_execution.position; }
-// The built-in positions, by value, each read straight from the thread-local state. Through the
-// reference above, every read is a member access that -fsanitize=undefined null-checks, and g++ 12
-// has emitted that check after a call, against flags the call had clobbered: a false null-pointer
-// report that stopped a kernel whose tiles loop after barriers and shuffles.
+// The built-in positions, by value, each read straight from the thread-local state. Through a
+// reference to the position, every read is a member access that -fsanitize=undefined null-checks,
+// and g++ 12 has emitted that check after a call, against flags the call had clobbered: a false
+// null-pointer report that stopped a kernel whose tiles loop after barriers and shuffles.
 inline dim3 thread_index() noexcept { return t_execution.position.thread_idx; }
 inline dim3 block_index() noexcept { return t_execution.position.block_idx; }
 inline dim3 block_size() noexcept { return t_execution.position.block_dim; }
