@@ -454,6 +454,7 @@ using kernel::dynamic_shared;
 using kernel::fence_device;
 using kernel::half_t;
 using kernel::round_to;
+using kernel::shfl_down;
 using kernel::shfl_xor;
 using kernel::sync_block;
 using kernel::to_float;

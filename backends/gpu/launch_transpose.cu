@@ -30,6 +30,14 @@ bool small_index(std::size_t rows, std::size_t cols) {
     return rows < kMax - overhang && cols < kMax - overhang && rows * cols <= kMax;
 }
 
+// Whether the realigned-pair kernel's 32-bit positions hold every pair it reads: up to 2 * 32 - 1
+// elements past a row's first column of the tile (see transpose_pairs_kernel.cuh).
+bool fits_realigned_pairs(std::size_t rows, std::size_t cols) {
+    constexpr std::size_t kReach = 2 * RealignedPairMover<TuningPolicy::Transpose::kPairTileRows,
+                                                          TuningPolicy::Transpose::kPairBlockRows>::kGroup;
+    return small_index(rows, cols) && rows * cols <= std::numeric_limits<std::uint32_t>::max() - kReach;
+}
+
 // Compute capability 9.0: the first with the bulk copy engine.
 constexpr int kBulkCopyMinArch = 90;
 
@@ -240,9 +248,10 @@ bool transpose_in_pair_tiles(const void* in, void* out, std::size_t rows, std::s
 }
 
 // The tile kernel: kSmallTile tiles for small arrays, kTile otherwise; 32-bit positions when every
-// element's fits (`small`: small_index). Output rows off 32-byte sectors take sector-aligned writes
-// where the policy says they pay (the pair-write kernel for 2-byte elements), and 2-byte arrays
-// over kSmallTileMaxBytes16 their own block shape.
+// element's fits (`small`: small_index). 2-byte arrays with rows off 4-byte pairs or output rows
+// off 32-byte sectors take the realigned-pair kernel where the policy says it pays; other output
+// rows off sectors take sector-aligned writes where it says they pay, and 2-byte arrays over
+// kSmallTileMaxBytes16 their own block shape.
 template <class Word>
 void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t cols, bool small,
                      const LaunchContext& ctx) {
@@ -265,10 +274,13 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
     const bool rows_off_sectors = (rows * sizeof(Word)) % kSectorBytes != 0 ||
                                   !starts_on(out, kSectorBytes);
     if constexpr (sizeof(Word) == 2) {
-        if (rows_off_sectors && Policy::pair_writes(sizeof(Word), rows, bytes)) {
-            launch_kernel(transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairTileCols, Policy::kPairBlockRows>,
-                          tile_grid(rows, cols, Policy::kPairTileRows, Policy::kPairTileCols, Policy::kPairTileCols),
-                          dim3(Policy::kPairTileCols, Policy::kPairBlockRows), 0, ctx.stream, words_in, words_out,
+        const bool in_off_pairs = cols % 2 != 0 || !starts_on(in, 2 * sizeof(Word));
+        if (fits_realigned_pairs(rows, cols) &&
+            Policy::realigned_pairs(sizeof(Word), rows, bytes, rows_off_sectors, in_off_pairs)) {
+            using Mover = RealignedPairMover<Policy::kPairTileRows, Policy::kPairBlockRows>;
+            launch_kernel(transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairBlockRows>,
+                          tile_grid(rows, cols, Policy::kPairTileRows, Mover::kTileCols, Mover::kGroup),
+                          dim3(Mover::kGroup, Policy::kPairBlockRows), 0, ctx.stream, words_in, words_out,
                           static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
             return;
         }

@@ -187,17 +187,25 @@ struct TuningPolicy {
         static constexpr int kSectorBytes = 32;
         static constexpr std::size_t kSectorSmallTileMaxBytes = std::size_t{32} << 20;
         static constexpr bool sector_writes(std::size_t word_bytes) { return word_bytes >= 4; }
-        // 2-byte elements there: the pair-write kernel (transpose_pairs_kernel.cuh), tiles of
-        // kPairTileRows x kPairTileCols, kPairTileCols x kPairBlockRows threads, for arrays over
-        // kSmallTileMaxBytes of at least kPairMinRows rows. Smaller arrays, and fewer rows (whose
-        // last tile row is mostly empty), were faster with the tile kernel (BENCHMARKS.md: 2-byte
-        // transposes off sectors).
+        // 2-byte elements whose output rows start off sectors, over kRealignedPairsMinBytes, or
+        // whose input rows start off 4-byte pairs, over kRealignedPairsMinBytesInputOnly: the
+        // realigned-pair kernel (transpose_pairs_kernel.cuh), tiles of kPairTileRows rows, 32 x
+        // kPairBlockRows threads, for arrays of at least kPairMinRows rows. Faster there (8191 x
+        // 8193 0.87 of a copy against 0.76, 3001 x 2001 0.97 against 0.85, 8192 x 8193 0.88
+        // against 0.78); smaller arrays, inputs off pairs of up to 32 MiB with outputs on sectors
+        // (1024 x 8193 0.95 against 1.00) and fewer rows (33 x 300007 0.30 against 0.71) were
+        // faster with the tile kernel (BENCHMARKS.md: 2-byte transposes of odd shapes in
+        // realigned pairs).
         static constexpr int kPairTileRows = 128;
-        static constexpr int kPairTileCols = 32;
-        static constexpr int kPairBlockRows = 4;
-        static constexpr std::size_t kPairMinRows = 4 * kPairTileRows;
-        static constexpr bool pair_writes(std::size_t word_bytes, std::size_t rows, std::size_t bytes) {
-            return word_bytes == 2 && rows >= kPairMinRows && bytes > kSmallTileMaxBytes;
+        static constexpr int kPairBlockRows = 8;
+        static constexpr std::size_t kPairMinRows = 64;
+        static constexpr std::size_t kRealignedPairsMinBytes = std::size_t{8} << 20;
+        static constexpr std::size_t kRealignedPairsMinBytesInputOnly = std::size_t{32} << 20;
+        static constexpr bool realigned_pairs(std::size_t word_bytes, std::size_t rows, std::size_t bytes,
+                                              bool out_off_sectors, bool in_off_pairs) {
+            if (word_bytes != 2 || rows < kPairMinRows) return false;
+            return (out_off_sectors && bytes > kRealignedPairsMinBytes) ||
+                   (in_off_pairs && bytes > kRealignedPairsMinBytesInputOnly);
         }
         // 2-byte elements in pairs both ways (transpose_pair_tile_kernel.cuh): tiles of kPairTile
         // input rows x kPairTile pairs, kPairTile x kPairTileBlockRows threads. For arrays on 4-byte

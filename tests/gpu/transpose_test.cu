@@ -10,18 +10,19 @@ namespace {
 template <class T>
 class Transpose : public GpuTest {
 protected:
-    // The output at `out_offset` elements into its allocation, poison on both sides of it.
-    void check(std::size_t rows, std::size_t cols, std::size_t out_offset = 0) {
+    // The output at `out_offset` elements into its allocation, poison on both sides of it; the
+    // input at `in_offset` elements into its own.
+    void check(std::size_t rows, std::size_t cols, std::size_t out_offset = 0, std::size_t in_offset = 0) {
         SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", output at +" +
-                     std::to_string(out_offset));
+                     std::to_string(out_offset) + ", input at +" + std::to_string(in_offset));
         const std::size_t n = rows * cols;
         const std::vector<T> input = random_values<T>(n);
-        DeviceArray<T> in(n), out(out_offset + n + 1);
+        DeviceArray<T> in(n, in_offset), out(out_offset + n + 1);
         ASSERT_TRUE(in.ok() && out.ok());
-        in.upload(input);
+        in.upload(input, in_offset);
         out.poison();
         const std::vector<T> poisoned = out.download(out_offset + n + 1);
-        gpucore::gpu::launch_transpose(dtype_of<T>(), in.data(), out.data(out_offset), rows, cols, ctx_);
+        gpucore::gpu::launch_transpose(dtype_of<T>(), in.data(in_offset), out.data(out_offset), rows, cols, ctx_);
         sync();
         const std::vector<T> whole = out.download(out_offset + n + 1);
         const T* got = whole.data() + out_offset;
@@ -146,19 +147,28 @@ TYPED_TEST(Transpose, OutputRowsOffSectors) {
     this->check(4099, 2051, 0);
 }
 
-// 2-byte arrays over 16 MiB whose output rows start off sectors: the pair-write kernel (odd and
-// even row counts, the last tile row nearly empty, outputs at element offsets, rows on sectors with
-// the output off them), and just under its row minimum (the tile kernel).
-TYPED_TEST(Transpose, TwoByteOutputRowsOffSectorsOverSixteenMiB) {
+// 2-byte arrays over 8 MiB whose output rows start off sectors, and over 32 MiB whose input rows
+// start off 4-byte pairs: the realigned-pair kernel. Odd and even row and column counts, the last
+// tile row nearly empty, inputs and outputs at element offsets (the input's first and last elements
+// outside any whole pair), rows on sectors with the output off them; just under its row minimum and
+// its sizes (the tile kernel).
+TYPED_TEST(Transpose, TwoByteRowsOffPairsOrSectors) {
     if constexpr (sizeof(TypeParam) != 2) {
         GTEST_SKIP() << "2-byte elements only";
     } else {
-        const std::pair<std::size_t, std::size_t> shapes[] = {{513, 16411}, {8200, 1030}, {4097, 2053}};
-        for (const auto& [rows, cols] : shapes) {
-            for (const std::size_t out_offset : {0, 1, 6}) this->check(rows, cols, out_offset);
+        const std::pair<std::size_t, std::size_t> off_sectors[] = {{513, 16411}, {8200, 1030}, {2049, 2053}, {65, 65601}};
+        for (const auto& [rows, cols] : off_sectors) {
+            for (const std::size_t out_offset : {0, 1, 6}) {
+                for (const std::size_t in_offset : {0, 1}) this->check(rows, cols, out_offset, in_offset);
+            }
         }
         this->check(4096, 2053, 3);
-        this->check(511, 16453, 0);
+        this->check(4096, 4097, 0, 0); // output rows on sectors, input rows off pairs
+        this->check(4096, 4104, 0, 1); // every row on pairs, the input off them
+        this->check(8192, 2049, 0, 1);
+        this->check(63, 133153, 1);    // under the row minimum
+        this->check(2047, 2047, 1, 1); // under 8 MiB
+        this->check(2048, 8191, 0, 1); // inputs off pairs, under 32 MiB
     }
 }
 

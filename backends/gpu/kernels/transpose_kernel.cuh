@@ -30,10 +30,11 @@ struct TileArrays {
     Index out_offset; // the output's offset in elements from a sector boundary (views start anywhere)
 };
 
-// Every tile of the kernel's grid through `mover` (a TileMover or PairTileMover): a block per tile
-// up to the launch limit (the launcher's grid, grid_limits.hpp), so a block's first tile is in
-// straight-line code and only further tiles loop: with the first one inside the loop too, the
-// sector-aligned kernel ran about 10 % slower (BENCHMARKS.md: sector-aligned transpose writes).
+// Every tile of the kernel's grid through `mover` (a TileMover, RealignedPairMover or
+// PairsInOutMover): a block per tile up to the launch limit (the launcher's grid, grid_limits.hpp),
+// so a block's first tile is in straight-line code and only further tiles loop: with the first one
+// inside the loop too, the sector-aligned kernel ran about 10 % slower (BENCHMARKS.md:
+// sector-aligned transpose writes).
 template <class Mover, class Index, class Buffer>
 __device__ __forceinline__ void move_tiles(const Mover& mover, Index tiles, Buffer& tile) {
     if (blockIdx.x < tiles) mover.move(blockIdx.x, tile);

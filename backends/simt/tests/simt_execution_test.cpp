@@ -326,36 +326,42 @@ TEST_F(SimtExecution, SubWarpRowsAtEveryWidthAndElementsPerLane) {
     check_sub_warp_rows<16, 8>(stream_);
 }
 
-// The 2-byte pair-write transpose at the launcher's tile shape, on both sides of its tiles' edges
-// and the sectors' (odd and even row counts, outputs 0..8 elements past a sector boundary, inputs
-// off 4-byte boundaries), with a grid of one block (every tile in the loop) and of every tile.
-TEST_F(SimtExecution, PairWriteTransposeAtEveryOutputOffset) {
+// The 2-byte realigned-pair transpose at the launcher's tile shape, on both sides of its tiles'
+// edges and the sectors' (odd and even row and column counts, inner tiles whose loads skip the
+// edge checks, outputs 0..8 elements past a sector boundary, inputs on and off 4-byte boundaries),
+// with a grid of one block (every tile in the loop) and of every tile.
+TEST_F(SimtExecution, RealignedPairTransposeAtEveryOffset) {
     using Policy = gpucore::gpu::TuningPolicy::Transpose;
-    constexpr int kTileRows = Policy::kPairTileRows;
-    constexpr int kTileCols = Policy::kPairTileCols;
-    constexpr auto kernel = gpucore::gpu::transpose_pairs_kernel<kTileRows, kTileCols, Policy::kPairBlockRows>;
+    using Mover = gpucore::gpu::RealignedPairMover<Policy::kPairTileRows, Policy::kPairBlockRows>;
+    constexpr auto kernel = gpucore::gpu::transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairBlockRows>;
     std::mt19937 rng(7);
-    const std::pair<std::size_t, std::size_t> shapes[] = {{2, 3}, {127, 33}, {129, 31}, {300, 65}, {513, 40}};
+    const std::pair<std::size_t, std::size_t> shapes[] = {{2, 3},    {127, 33}, {129, 31}, {300, 65},
+                                                          {513, 40}, {300, 130}, {290, 191}};
     for (const auto& [rows, cols] : shapes) {
         const std::size_t n = rows * cols;
         std::vector<std::uint16_t> in(n);
         for (auto& x : in) x = static_cast<std::uint16_t>(rng());
-        const std::size_t tiles = ((rows + kTileRows - 1) / kTileRows) * ((cols + kTileCols - 1) / kTileCols);
-        for (std::size_t offset = 0; offset <= 8; ++offset) {
-            for (const auto grid : {std::size_t{1}, tiles}) {
-                SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", offset " +
-                             std::to_string(offset) + ", grid " + std::to_string(grid));
-                DeviceArray<std::uint16_t> d_in(n + 1), d_out(n + 16);
-                std::copy(in.begin(), in.end(), d_in.data + offset % 2);
-                std::fill(d_out.data, d_out.data + n + 16, std::uint16_t{0xA5A5});
-                launch_kernel(kernel, static_cast<unsigned>(grid), dim3(kTileCols, Policy::kPairBlockRows), 0,
-                              stream_, d_in.data + offset % 2, d_out.data + offset, static_cast<std::uint32_t>(rows),
-                              static_cast<std::uint32_t>(cols));
-                ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
-                for (std::size_t i = 0; i < n + 16; ++i) {
-                    const bool inside = i >= offset && i < offset + n;
-                    const std::size_t c = (i - offset) / rows, r = (i - offset) % rows;
-                    ASSERT_EQ(d_out.data[i], inside ? in[r * cols + c] : std::uint16_t{0xA5A5}) << "out[" << i << "]";
+        const std::size_t tiles = ((rows + Mover::kTileRows - 1) / Mover::kTileRows) *
+                                  ((cols + Mover::kTileCols - 1) / Mover::kTileCols);
+        for (std::size_t in_offset = 0; in_offset <= 1; ++in_offset) {
+            for (std::size_t offset = 0; offset <= 8; ++offset) {
+                for (const auto grid : {std::size_t{1}, tiles}) {
+                    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", input at +" +
+                                 std::to_string(in_offset) + ", output at +" + std::to_string(offset) + ", grid " +
+                                 std::to_string(grid));
+                    DeviceArray<std::uint16_t> d_in(n + 1), d_out(n + 16);
+                    std::copy(in.begin(), in.end(), d_in.data + in_offset);
+                    std::fill(d_out.data, d_out.data + n + 16, std::uint16_t{0xA5A5});
+                    launch_kernel(kernel, static_cast<unsigned>(grid), dim3(Mover::kGroup, Policy::kPairBlockRows), 0,
+                                  stream_, d_in.data + in_offset, d_out.data + offset,
+                                  static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
+                    ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+                    for (std::size_t i = 0; i < n + 16; ++i) {
+                        const bool inside = i >= offset && i < offset + n;
+                        const std::size_t c = (i - offset) / rows, r = (i - offset) % rows;
+                        ASSERT_EQ(d_out.data[i], inside ? in[r * cols + c] : std::uint16_t{0xA5A5})
+                            << "out[" << i << "]";
+                    }
                 }
             }
         }
