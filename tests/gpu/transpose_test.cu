@@ -156,7 +156,8 @@ TYPED_TEST(Transpose, TwoByteRowsOffPairsOrSectors) {
     if constexpr (sizeof(TypeParam) != 2) {
         GTEST_SKIP() << "2-byte elements only";
     } else {
-        const std::pair<std::size_t, std::size_t> off_sectors[] = {{513, 16411}, {8200, 1030}, {2049, 2053}, {65, 65601}};
+        const std::pair<std::size_t, std::size_t> off_sectors[] = {
+            {513, 16411}, {8200, 1030}, {2049, 2053}, {65, 65601}};
         for (const auto& [rows, cols] : off_sectors) {
             for (const std::size_t out_offset : {0, 1, 6}) {
                 for (const std::size_t in_offset : {0, 1}) this->check(rows, cols, out_offset, in_offset);

@@ -54,15 +54,16 @@ struct RealignedPairMover {
     Index rows;
     Index cols;
     Index tiles_x;
-    Index in_address;  // the input's address in elements: whether a row starts a pair (views start anywhere)
-    Index out_address; // the output's: where its rows meet sectors
+    // The arrays' addresses in elements (views start anywhere): where the input's rows start pairs
+    // and the output's rows meet sectors.
+    Index in_address;
+    Index out_address;
 
     // Loads the tile's rows. kEdge: a tile at the array's edges, where rows may be missing and a
     // pair may reach past either end of the array (those elements load alone); otherwise every
     // pair lies inside and the loads are unconditional.
     template <bool kEdge>
     __device__ __forceinline__ void stage(Buffer& tile, Index tile_row, Index tile_col, int x, int y) const {
-        const Index elements = rows * cols;
         std::uint32_t loaded[kLoads];
         bool shifted[kLoads];
 #pragma unroll
@@ -75,6 +76,7 @@ struct RealignedPairMover {
             shifted[k] = shift != 0;
             const Index low = first + 2 * x - shift; // the lane's pair: elements low, low + 1
             if constexpr (kEdge) {
+                const Index elements = rows * cols;
                 const bool row_inside = held && in_row < rows;
                 const bool low_inside = row_inside && low < elements; // "-1" wraps past the end too
                 const bool high_inside = row_inside && low + 1 < elements;

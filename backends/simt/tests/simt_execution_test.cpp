@@ -355,7 +355,8 @@ TEST_F(SimtExecution, RealignedPairTransposeAtEveryOffset) {
                     launch_kernel(kernel, static_cast<unsigned>(grid), dim3(Mover::kGroup, Policy::kPairBlockRows), 0,
                                   stream_, d_in.data + in_offset, d_out.data + offset,
                                   static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
-                    ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+                    ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess)
+                        << simtGetErrorString(simtErrorLaunchFailure);
                     for (std::size_t i = 0; i < n + 16; ++i) {
                         const bool inside = i >= offset && i < offset + n;
                         const std::size_t c = (i - offset) / rows, r = (i - offset) % rows;
