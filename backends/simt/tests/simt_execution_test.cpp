@@ -341,7 +341,7 @@ TEST_F(SimtExecution, RealignedPairTransposeAtEveryOffset) {
         const std::size_t n = rows * cols;
         std::vector<std::uint16_t> in(n);
         for (auto& x : in) x = static_cast<std::uint16_t>(rng());
-        const std::size_t tiles = ((rows + Mover::kTileRows - 1) / Mover::kTileRows) *
+        const std::size_t tiles = ((rows + Policy::kPairTileRows - 1) / Policy::kPairTileRows) *
                                   ((cols + Mover::kTileCols - 1) / Mover::kTileCols);
         for (std::size_t in_offset = 0; in_offset <= 1; ++in_offset) {
             for (std::size_t offset = 0; offset <= 8; ++offset) {
