@@ -128,21 +128,24 @@ void launch_narrow(const Word* in, Word* out, std::size_t rows, std::size_t cols
     else launch_narrow<Word, false, kPack, kOddLong>(in, out, rows, cols, steps, ctx);
 }
 
-// The bulk-copy narrow kernel for a narrow side of kNarrow 2-byte words, where the device runs its
-// sm_90 code; false (nothing launched) otherwise.
-template <int kNarrow, bool kFewRows>
+// The bulk-copy narrow kernel for a narrow side of kNarrow 2-byte words, pieces off 16 bytes or
+// not (kShifted), where the device runs its sm_90 code; false (nothing launched) otherwise.
+template <int kNarrow, bool kFewRows, bool kShifted>
 bool launch_narrow_bulk(const void* in, void* out, std::size_t length, const LaunchContext& ctx) {
     using Policy = TuningPolicy::Transpose;
     constexpr int kThreads = Policy::kNarrowBulkThreads;
-    constexpr std::size_t kShared = NarrowBulk::shared_bytes(Policy::kNarrowBulkStages);
-    constexpr auto kernel = transpose_narrow_bulk_kernel<kNarrow, kThreads, Policy::kNarrowBulkStages, kFewRows>;
+    constexpr std::size_t kShared = NarrowBulk::shared_bytes(Policy::kNarrowBulkStages, kShifted);
+    constexpr auto kernel =
+        transpose_narrow_bulk_kernel<kNarrow, kThreads, Policy::kNarrowBulkStages, kFewRows, kShifted>;
     if (!kernel_runs_arch<kernel, kShared>(ctx.device, kBulkCopyMinArch)) return false;
     BulkTensorMap run_map{};
     if constexpr (NarrowBulk::swizzled_run(kNarrow)) {
-        // The run's array (the output for few rows) as rows of 128 bytes, a box per chunk's run.
+        // The run's array (the output for few rows) as rows of 128 bytes, a box per chunk's run:
+        // its whole rows (the kernel moves the rest of a shifted one).
         constexpr std::size_t kRowWords = BulkTranspose::kRowBytes / sizeof(std::uint16_t);
-        if (!encode_bulk_tensor_map(&run_map, kFewRows ? out : in, kRowWords, length * kNarrow / kRowWords,
-                                    sizeof(std::uint16_t), kRowWords, NarrowBulk::kRunRows)) {
+        const std::size_t rows = length * kNarrow / kRowWords;
+        if (rows == 0 || !encode_bulk_tensor_map(&run_map, kFewRows ? out : in, kRowWords, rows,
+                                                 sizeof(std::uint16_t), kRowWords, NarrowBulk::kRunRows)) {
             return false;
         }
     }
@@ -161,13 +164,16 @@ template <bool kFewRows, std::size_t... kOffsets>
 bool launch_narrow_bulk(std::size_t narrow, const void* in, void* out, std::size_t length, const LaunchContext& ctx,
                         std::index_sequence<kOffsets...>) {
     bool launched = false;
-    (void)((narrow == kOffsets + 2 && (launched = launch_narrow_bulk<kOffsets + 2, kFewRows>(in, out, length, ctx), true)) ||
+    (void)((narrow == kOffsets + 2 &&
+            (launched = launch_narrow_bulk<kOffsets + 2, kFewRows, false>(in, out, length, ctx), true)) ||
            ...);
     return launched;
 }
 
 // 2-byte narrow shapes through the bulk copy engine, where the vendor has it, the policy takes the
-// shape and every copy starts and ends on 16 bytes; false (nothing launched) otherwise.
+// shape, both arrays start on 16 bytes and every copy starts and ends on them: a long side that is
+// a multiple of 8 words, or few rows, 8 or 16 of them, with any long side (the rows then start off
+// 16 bytes: the shifted kernel). False (nothing launched) otherwise.
 template <class Word>
 bool transpose_narrow_in_bulk(const void* in, void* out, std::size_t rows, std::size_t cols,
                               const LaunchContext& ctx) {
@@ -180,8 +186,14 @@ bool transpose_narrow_in_bulk(const void* in, void* out, std::size_t rows, std::
         const bool few_rows = rows <= cols;
         const std::size_t narrow = few_rows ? rows : cols;
         const std::size_t length = few_rows ? cols : rows;
-        if (!TuningPolicy::Transpose::narrow_bulk(kWord, rows, cols) || (length * kWord) % kCopyBytes != 0 ||
-            !starts_on(in, kCopyBytes) || !starts_on(out, kCopyBytes)) {
+        if (!TuningPolicy::Transpose::narrow_bulk(kWord, rows, cols) || !starts_on(in, kCopyBytes) ||
+            !starts_on(out, kCopyBytes)) {
+            return false;
+        }
+        if ((length * kWord) % kCopyBytes != 0) {
+            if (!few_rows) return false;
+            if (narrow == 8) return launch_narrow_bulk<8, true, true>(in, out, length, ctx);
+            if (narrow == 16) return launch_narrow_bulk<16, true, true>(in, out, length, ctx);
             return false;
         }
         constexpr auto kNarrows = std::make_index_sequence<TuningPolicy::Transpose::kNarrow - 1>{}; // 2..kNarrow

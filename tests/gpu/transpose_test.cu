@@ -105,6 +105,31 @@ TYPED_TEST(Transpose, TwoByteNarrowSidesThroughTheBulkCopyEngine) {
     }
 }
 
+// 2-byte narrow sides of 8 and 16 whose long side is not a multiple of 8, both arrays on 16
+// bytes: on sm_90+ few rows take the bulk-copy narrow kernel with rows off 16 bytes, each by its
+// own shift, and the run's last partial 128-byte row stored by the threads; few columns the
+// thread-staged kernels. Every remainder of the long side modulo 8, long sides short of and past
+// a chunk, a last chunk shorter than a run row, more chunks than a block's stages on every
+// resident block; input and output 16 bytes into their allocations.
+TYPED_TEST(Transpose, TwoByteNarrowSidesOffSixteenBytesThroughTheBulkCopyEngine) {
+    if constexpr (sizeof(TypeParam) != 2) {
+        GTEST_SKIP() << "2-byte elements only";
+    } else {
+        for (const std::size_t narrow : {8, 16}) {
+            const std::size_t chunk = gpucore::gpu::NarrowBulk::positions(static_cast<unsigned int>(narrow), 2);
+            for (std::size_t remainder = 1; remainder < 8; ++remainder) {
+                for (const std::size_t length : {narrow + remainder, chunk - 8 + remainder, chunk + remainder,
+                                                 3 * chunk + remainder, 2200 * chunk + remainder}) {
+                    this->check(narrow, length);
+                    this->check(length, narrow);
+                }
+            }
+            this->check(narrow, 5 * chunk + 3, 8, 8);
+            this->check(5 * chunk + 3, narrow, 8, 8);
+        }
+    }
+}
+
 // Arrays over TuningPolicy's kNarrowPairsMinBytes (8 MiB) move pairs of words with 4-byte
 // elements too (few rows, or at most 8 columns) and with 2-byte ones of an odd long side (every
 // other piece row starts off a pair's boundary): every chunk scale of the narrow side, odd and even
