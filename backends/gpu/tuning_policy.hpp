@@ -304,11 +304,11 @@ struct TuningPolicy {
         // copy against 0.65, 2^22 x 9 0.92 against 0.71, 16 x 2^22 0.94 against 0.82); level or
         // slower for 2, 3 and 4 columns of larger arrays (BENCHMARKS.md: narrow transposes
         // through the bulk copy engine). Also 8 or 16 rows of any long side, the rows then off 16
-        // bytes (16 x 4194305 0.90 of a copy against 0.69, 8 x 8388609 0.92 against 0.69); 8 or
-        // 16 columns of such a long side were slower with the threads storing the shifted rows
-        // (4194305 x 16 0.72 against 0.70 of the thread-staged kernel, 8388609 x 8 0.80 against
-        // 0.85) and stay on the thread-staged kernel (BENCHMARKS.md: narrow transposes of a long
-        // side off 16 bytes).
+        // bytes (16 x 4194305 0.90 of a copy against 0.69, 8 x 8388609 0.92 against 0.69). 8 or
+        // 16 columns of such a long side stay on the thread-staged kernels: shifted output rows,
+        // stored by the threads or by the engine in whole 16-byte chunks, were no faster
+        // (4194305 x 16 0.66-0.72 against 0.70, 8388609 x 8 0.79-0.80 against 0.85; BENCHMARKS.md:
+        // narrow transposes of a long side off 16 bytes).
         static constexpr int kNarrowBulkThreads = 128;
         static constexpr int kNarrowBulkStages = 4;
         static constexpr std::size_t kNarrowBulkSmallBytes = std::size_t{8} << 20;
