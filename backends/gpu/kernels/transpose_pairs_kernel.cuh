@@ -64,6 +64,9 @@ struct RealignedPairMover {
     // pair lies inside and the loads are unconditional.
     template <bool kEdge>
     __device__ __forceinline__ void stage(Buffer& tile, Index tile_row, Index tile_col, int x, int y) const {
+        // Once, outside the loop: computed per load it costs 10 registers, a block per SM and a
+        // sixth of the speed (BENCHMARKS.md: 2-byte transposes of odd shapes in realigned pairs).
+        const Index elements = rows * cols;
         std::uint32_t loaded[kLoads];
         bool shifted[kLoads];
 #pragma unroll
@@ -76,7 +79,6 @@ struct RealignedPairMover {
             shifted[k] = shift != 0;
             const Index low = first + 2 * x - shift; // the lane's pair: elements low, low + 1
             if constexpr (kEdge) {
-                const Index elements = rows * cols;
                 const bool row_inside = held && in_row < rows;
                 const bool low_inside = row_inside && low < elements; // "-1" wraps past the end too
                 const bool high_inside = row_inside && low + 1 < elements;
