@@ -308,7 +308,7 @@ struct TuningPolicy {
         // 16 columns of such a long side stay on the thread-staged kernels: shifted output rows,
         // stored by the threads or by the engine in whole 16-byte chunks, were slower at 16
         // columns (4194305 x 16 0.57-0.72 against 0.70) and at most 3 % faster at 8 (8388609 x 8
-        // 0.79-0.88 against 0.85; BENCHMARKS.md: narrow transposes of a long side off 16 bytes).
+        // 0.71-0.88 against 0.85; BENCHMARKS.md: narrow transposes of a long side off 16 bytes).
         static constexpr int kNarrowBulkThreads = 128;
         static constexpr int kNarrowBulkStages = 4;
         static constexpr std::size_t kNarrowBulkSmallBytes = std::size_t{8} << 20;
