@@ -214,16 +214,19 @@ struct TuningPolicy {
         // (narrower tiles are half empty: 2^20 x 64 read 0.78 of a copy against the bulk-copy
         // kernel's 0.87). Up to kTilesFirstMaxElements16 elements they beat the tile kernel
         // (2048^2 0.93 against 0.85). Over it they beat the bulk-copy kernel only for fewer than
-        // kBulkBoxRows rows or at least kPairTilesTallRatio rows per column (2^6 x 2^20 0.96
-        // against 0.91, 2^17 x 2^9 0.90 against 0.86) and were level with it or slower elsewhere;
-        // there kPairTileBlockRowsLarge block rows are faster (BENCHMARKS.md: 2-byte transposes in
-        // pair tiles).
+        // kBulkBoxRows rows, at least kPairTilesTallRatio rows per column (2^6 x 2^20 0.96
+        // against 0.91, 2^17 x 2^9 0.90 against 0.86) or at least kPairTilesOverBulkMinBytes:
+        // there, with tiles in column order, 16384^2 read 0.96 against 0.88, 4096 x 8192 0.94
+        // against 0.90, but 4608 x 4096 (36 MiB) 0.88 against 0.91. Over kTilesFirstMaxElements16
+        // elements kPairTileBlockRowsLarge block rows are faster (BENCHMARKS.md: 2-byte transposes
+        // in pair tiles; tiles in column order).
         static constexpr int kPairTile = 64;
         static constexpr int kPairTileBlockRows = 8;
         static constexpr int kPairTileBlockRowsLarge = 4;
         static constexpr std::size_t kPairTilesMinElements = std::size_t{1} << 20;
         static constexpr std::size_t kPairTilesMinCols = 128;
         static constexpr std::size_t kPairTilesTallRatio = 64;
+        static constexpr std::size_t kPairTilesOverBulkMinBytes = std::size_t{64} << 20;
         static constexpr bool pair_tiles(std::size_t word_bytes, std::size_t rows, std::size_t cols) {
             const std::size_t elements = rows * cols;
             if (word_bytes != 2 || cols % 2 != 0 || (rows * word_bytes) % kSectorBytes != 0 ||
@@ -232,7 +235,7 @@ struct TuningPolicy {
                 return false;
             }
             return elements <= kTilesFirstMaxElements16 || rows < static_cast<std::size_t>(kBulkBoxRows) ||
-                   rows >= kPairTilesTallRatio * cols;
+                   rows >= kPairTilesTallRatio * cols || elements * word_bytes >= kPairTilesOverBulkMinBytes;
         }
         // Rows and columns multiples of the vector width (16 bytes): 16-byte loads and stores,
         // tiles of kVectorThreadsX * width elements (the fastest shape timed).

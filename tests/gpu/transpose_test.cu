@@ -214,8 +214,8 @@ TYPED_TEST(Transpose, TwoByteBulkCopyBoxes) {
 }
 
 // 2-byte arrays of even columns whose output rows start on sectors, where the pair tiles run: up
-// to 2^22 elements any such shape of at least 64 rows and 128 columns, over it fewer than 128 rows
-// or 64 rows per column and more; tiles clipped in rows, pair columns or both, outputs on and off
+// to 2^22 elements any such shape of at least 64 rows and 128 columns, over it fewer than 128 rows,
+// 64 rows per column and more, or 64 MiB and more; tiles clipped in rows, pair columns or both, outputs on and off
 // (the other kernels) a sector boundary, and shapes just outside the rule.
 TYPED_TEST(Transpose, TwoBytePairTiles) {
     if constexpr (sizeof(TypeParam) != 2) {
@@ -223,7 +223,7 @@ TYPED_TEST(Transpose, TwoBytePairTiles) {
     } else {
         const std::pair<std::size_t, std::size_t> shapes[] = {
             {1024, 1024}, {1040, 1026}, {2048, 2048}, {64, 16386}, {4112, 258}, {64, 65538},
-            {96, 65536},  {16384, 256}, {131072, 514}, {16384, 258}, {1024, 126}, {48, 32768}};
+            {96, 65536},  {16384, 256}, {131072, 514}, {16384, 258}, {1024, 126}, {48, 32768}, {4112, 8194}};
         for (const auto& [rows, cols] : shapes) {
             for (const std::size_t out_offset : {0, 16, 1}) this->check(rows, cols, out_offset);
         }

@@ -26,7 +26,7 @@ struct TileArrays {
     Word* out;
     Index rows;
     Index cols;
-    Index tiles_x;
+    Index tiles_down; // tiles along the input's rows (tile_origin)
     Index out_offset; // the output's offset in elements from a sector boundary (views start anywhere)
 };
 
@@ -51,6 +51,17 @@ struct TileOrigin {
     Index col;
 };
 
+// Where tile t of tile_rows x tile_cols input elements starts, the tiles counted down each
+// column of tiles (`tiles_down` tiles tall) before the next. Blocks that run at the same time
+// then write consecutive pieces of the same output rows, not one short piece of each of many
+// rows: in row order, f16 16384^2 read 0.89 of a copy against 0.97 (BENCHMARKS.md: tiles in
+// column order).
+template <class Index>
+__device__ __forceinline__ TileOrigin<Index> tile_origin(Index t, Index tiles_down, Index tile_rows,
+                                                                  Index tile_cols) {
+    return {(t % tiles_down) * tile_rows, (t / tiles_down) * tile_cols};
+}
+
 // Stages tile t of kRows x kCols input elements in `tile` and waits for the whole block: thread
 // (x, y) reads column x of rows y, y + kBlockRows, ... into tile[j][x], j counted from kHalo rows
 // above the tile. Of those kHalo rows only the kSector - 1 nearest the tile are read: the most a
@@ -59,7 +70,7 @@ template <int kRows, int kCols, int kHalo, int kSector, int kBlockRows, class Wo
 __device__ __forceinline__ TileOrigin<Index> stage_tile(const TileArrays<Word, Index>& arrays, Index t, Buffer& tile) {
     const int tx = static_cast<int>(threadIdx.x);
     const int ty = static_cast<int>(threadIdx.y);
-    const TileOrigin<Index> origin{(t / arrays.tiles_x) * kRows, (t % arrays.tiles_x) * kCols};
+    const TileOrigin<Index> origin = tile_origin(t, arrays.tiles_down, Index{kRows}, Index{kCols});
     const Index in_col = origin.col + tx;
 #pragma unroll
     for (int k = 0; k < (kRows + kHalo) / kBlockRows; ++k) { // a constant trip count: unrolled
@@ -122,9 +133,9 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
     transpose_kernel(const Word* in, Word* out, Index rows, Index cols) {
     using Mover = TileMover<Word, Index, kTile, kBlockRows, kSectorBytes>;
     __shared__ typename Mover::Buffer tile;
-    const Index tiles_x = (cols + kTile - 1) / kTile;
-    const Index tiles = tiles_x * ((rows + kTile - 1) / kTile);
-    const Mover mover{{in, out, rows, cols, tiles_x,
+    const Index tiles_down = (rows + kTile - 1) / kTile;
+    const Index tiles = tiles_down * ((cols + kTile - 1) / kTile);
+    const Mover mover{{in, out, rows, cols, tiles_down,
                        static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word))}};
     move_tiles(mover, tiles, tile);
 }
@@ -141,14 +152,13 @@ __global__ void __launch_bounds__(kThreadsX* kThreadsY)
     constexpr int kTile = kThreadsX * kVec;
     static_assert(kTile % kThreadsY == 0, "tile rows split evenly");
     __shared__ Word tile[kTile][kTile + 1];
-    const std::size_t tiles_x = (cols + kTile - 1) / kTile;
-    const std::size_t tiles = tiles_x * ((rows + kTile - 1) / kTile);
+    const std::size_t tiles_down = (rows + kTile - 1) / kTile;
+    const std::size_t tiles = tiles_down * ((cols + kTile - 1) / kTile);
     const int tx = static_cast<int>(threadIdx.x);
     const int ty = static_cast<int>(threadIdx.y);
 
     for (std::size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-        const std::size_t tile_row = (t / tiles_x) * kTile;
-        const std::size_t tile_col = (t % tiles_x) * kTile;
+        const auto [tile_row, tile_col] = tile_origin(t, tiles_down, std::size_t{kTile}, std::size_t{kTile});
         const std::size_t in_col = tile_col + static_cast<std::size_t>(tx) * kVec;
 #pragma unroll
         for (int r = 0; r < kTile / kThreadsY; ++r) { // a constant trip count: clang unrolls it

@@ -53,7 +53,7 @@ struct RealignedPairMover {
     Word* out;
     Index rows;
     Index cols;
-    Index tiles_x;
+    Index tiles_down;
     // The arrays' addresses in elements (views start anywhere): where the input's rows start pairs
     // and the output's rows meet sectors.
     Index in_address;
@@ -102,8 +102,7 @@ struct RealignedPairMover {
     __device__ __forceinline__ void move(Index t, Buffer& tile) const {
         const int x = static_cast<int>(threadIdx.x);
         const int y = static_cast<int>(threadIdx.y);
-        const Index tile_row = (t / tiles_x) * kTileRows;
-        const Index tile_col = (t % tiles_x) * kTileCols;
+        const auto [tile_row, tile_col] = tile_origin(t, tiles_down, Index{kTileRows}, Index{kTileCols});
         // Every pair of every row inside the array: 32 pairs reach 2 * kGroup - 1 columns on.
         const bool inside = tile_row >= static_cast<Index>(kHalo) && tile_row + kTileRows <= rows &&
                             tile_col + 2 * kGroup <= cols;
@@ -152,9 +151,9 @@ __global__ void __launch_bounds__(32 * kBlockRows)
     using Index = typename Mover::Index;
     static_assert(Mover::kThreads == 32 * kBlockRows, "the launch bound");
     __shared__ typename Mover::Buffer tile;
-    const Index tiles_x = (cols + Mover::kTileCols - 1) / Mover::kTileCols;
-    const Index tiles = tiles_x * ((rows + kTileRows - 1) / kTileRows);
-    const Mover mover{in, out, rows, cols, tiles_x,
+    const Index tiles_down = (rows + kTileRows - 1) / kTileRows;
+    const Index tiles = tiles_down * ((cols + Mover::kTileCols - 1) / Mover::kTileCols);
+    const Mover mover{in, out, rows, cols, tiles_down,
                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(in) / sizeof(std::uint16_t)),
                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(std::uint16_t))};
     move_tiles(mover, tiles, tile);
