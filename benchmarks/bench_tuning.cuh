@@ -48,7 +48,8 @@ public:
              8.0 * rows * cols, [&] {
                  gpucore::gpu::transpose_kernel<std::uint32_t, std::uint32_t, kTile, kRows>
                      <<<static_cast<unsigned>(tiles), dim3(kTile, kRows), 0, stream_>>>(
-                         in, out, static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
+                         in, out, static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols),
+                         gpucore::gpu::TuningPolicy::Transpose::tiles_down(4 * rows * cols));
              });
     }
 
@@ -60,7 +61,8 @@ public:
                  std::to_string(kThreadsX) + "x" + std::to_string(kThreadsY),
              8.0 * rows * cols, [&] {
                  gpucore::gpu::transpose_vector_kernel<std::uint32_t, kThreadsX, kThreadsY>
-                     <<<static_cast<unsigned>(tiles), dim3(kThreadsX, kThreadsY), 0, stream_>>>(in, out, rows, cols);
+                     <<<static_cast<unsigned>(tiles), dim3(kThreadsX, kThreadsY), 0, stream_>>>(
+                         in, out, rows, cols, gpucore::gpu::TuningPolicy::Transpose::tiles_down(4 * rows * cols));
              });
     }
 

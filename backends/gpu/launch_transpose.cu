@@ -246,7 +246,7 @@ bool transpose_in_pair_tiles(const void* in, void* out, std::size_t rows, std::s
         launch_kernel(kernel, tile_grid(rows, pair_cols, Policy::kPairTile, Policy::kPairTile, Policy::kPairTile),
                       dim3(Policy::kPairTile, block_rows), 0, ctx.stream, static_cast<const std::uint32_t*>(in),
                       static_cast<std::uint32_t*>(out), static_cast<std::uint32_t>(rows),
-                      static_cast<std::uint32_t>(pair_cols));
+                      static_cast<std::uint32_t>(pair_cols), Policy::tiles_down(rows * cols * 2));
     };
     if (rows * cols <= Policy::kTilesFirstMaxElements16) {
         launch(transpose_pair_tile_kernel<Policy::kPairTile, Policy::kPairTileBlockRows>,
@@ -270,18 +270,19 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
     using Policy = TuningPolicy::Transpose;
     const auto* words_in = static_cast<const Word*>(in);
     auto* words_out = static_cast<Word*>(out);
+    const std::size_t bytes = rows * cols * sizeof(Word);
+    const bool down = Policy::tiles_down(bytes);
     if (!small) {
         launch_kernel(transpose_kernel<Word, std::size_t, Policy::kTile, Policy::kBlockRows>,
                       tile_grid(rows, cols, Policy::kTile), dim3(Policy::kTile, Policy::kBlockRows), 0,
-                      ctx.stream, words_in, words_out, rows, cols);
+                      ctx.stream, words_in, words_out, rows, cols, down);
         return;
     }
     const auto launch = [&](auto kernel, int tile, int block_rows = Policy::kBlockRows) {
         launch_kernel(kernel, tile_grid(rows, cols, static_cast<std::size_t>(tile)), dim3(tile, block_rows), 0,
                       ctx.stream, words_in, words_out, static_cast<std::uint32_t>(rows),
-                      static_cast<std::uint32_t>(cols));
+                      static_cast<std::uint32_t>(cols), down);
     };
-    const std::size_t bytes = rows * cols * sizeof(Word);
     constexpr int kSectorBytes = Policy::kSectorBytes;
     const bool rows_off_sectors = (rows * sizeof(Word)) % kSectorBytes != 0 ||
                                   !starts_on(out, kSectorBytes);
@@ -293,7 +294,7 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
             launch_kernel(transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairBlockRows>,
                           tile_grid(rows, cols, Policy::kPairTileRows, Mover::kTileCols, Mover::kGroup),
                           dim3(Mover::kGroup, Policy::kPairBlockRows), 0, ctx.stream, words_in, words_out,
-                          static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
+                          static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols), down);
             return;
         }
     }
@@ -336,7 +337,7 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
                           tile_grid(rows, cols, Policy::kVectorThreadsX * kVec, Policy::kVectorThreadsX * kVec,
                                     Policy::kVectorThreadsX),
                           block, 0, ctx.stream, static_cast<const Word*>(in), static_cast<Word*>(out), rows,
-                          cols);
+                          cols, Policy::tiles_down(rows * cols * sizeof(Word)));
             GPUCORE_GPU_CHECK(last_launch_error());
             return;
         }

@@ -274,6 +274,14 @@ struct TuningPolicy {
             return word_bytes >= 4 || rows * cols <= kTilesFirstMaxElements16 || rows < min_rows;
         }
         static constexpr int kBlockRows16 = 4;
+        // Arrays of at least kTilesDownMinBytes take their tiles down the columns of tiles (the
+        // tile, vector, pair-tile and realigned-pair kernels; TileOrder in transpose_kernel.cuh):
+        // f32 16384^2 0.93 -> 0.96 of a copy, f32 5003 x 3001 (57 MiB) 0.87 -> 0.89, f16 16384^2
+        // in pair tiles 0.97 against 0.89 in rows of tiles. Smaller arrays keep rows of tiles:
+        // down the columns they were 1-7 % slower (f32 1000 x 777 5.63 -> 5.89 us, f16 5003 x
+        // 3001 (29 MiB) 21.6 -> 22.6 us; BENCHMARKS.md: tiles down the columns).
+        static constexpr std::size_t kTilesDownMinBytes = std::size_t{48} << 20;
+        static constexpr bool tiles_down(std::size_t bytes) { return bytes >= kTilesDownMinBytes; }
         // Shapes with at most kNarrow rows or columns: runs of pack * narrow_chunk() * steps
         // positions of the long side staged through shared memory (transpose_narrow_kernel),
         // narrow_chunk() threads per block. One word per access (pack 1): 128, except 256 for the

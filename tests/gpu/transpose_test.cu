@@ -172,6 +172,18 @@ TYPED_TEST(Transpose, OutputRowsOffSectors) {
     this->check(4099, 2051, 0);
 }
 
+// Arrays of at least kTilesDownMinBytes, whose tiles go down the columns of tiles: odd sides (the
+// last tile of every column and row partial), outputs on and off sectors, inputs off pairs.
+TYPED_TEST(Transpose, TilesDownTheColumns) {
+    using Policy = gpucore::gpu::TuningPolicy::Transpose;
+    const std::size_t rows = 3001;
+    const std::size_t cols = Policy::kTilesDownMinBytes / (rows * sizeof(TypeParam)) / 2 * 2 + 3;
+    ASSERT_TRUE(Policy::tiles_down(rows * cols * sizeof(TypeParam)));
+    this->check(rows, cols);
+    this->check(cols, rows, 3);
+    this->check(rows + 7, cols - 1, 0, 1);
+}
+
 // 2-byte arrays over 8 MiB whose output rows start off sectors, and over 32 MiB whose input rows
 // start off 4-byte pairs: the realigned-pair kernel. Odd and even row and column counts, the last
 // tile row nearly empty, inputs and outputs at element offsets (the input's first and last elements

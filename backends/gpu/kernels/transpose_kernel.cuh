@@ -19,14 +19,31 @@
 
 namespace gpucore::gpu {
 
-// The arrays a tile kernel moves, their shape, and the tiles along an input row.
+// The order in which blocks take tiles: line by line, `per_line` tiles each, the lines being
+// columns of tiles (`down`) or rows of tiles.
+//
+// Down the columns, blocks that run at the same time write consecutive pieces of the same output
+// rows, not one short piece of each of many output rows; arrays of at least
+// TuningPolicy::Transpose::kTilesDownMinBytes take that order (the launcher decides).
+template <class Index>
+struct TileOrder {
+    Index per_line;
+    bool down;
+};
+
+template <class Index>
+__device__ __forceinline__ TileOrder<Index> tile_order(Index tiles_down, Index tiles_across, bool down) {
+    return {down ? tiles_down : tiles_across, down};
+}
+
+// The arrays a tile kernel moves, their shape, and the order of its tiles.
 template <class Word, class Index>
 struct TileArrays {
     const Word* in;
     Word* out;
     Index rows;
     Index cols;
-    Index tiles_down; // tiles along the input's rows (tile_origin)
+    TileOrder<Index> order;
     Index out_offset; // the output's offset in elements from a sector boundary (views start anywhere)
 };
 
@@ -51,15 +68,13 @@ struct TileOrigin {
     Index col;
 };
 
-// Where tile t of tile_rows x tile_cols input elements starts, the tiles counted down each
-// column of tiles (`tiles_down` tiles tall) before the next. Blocks that run at the same time
-// then write consecutive pieces of the same output rows, not one short piece of each of many
-// rows: in row order, f16 16384^2 read 0.89 of a copy against 0.97 (BENCHMARKS.md: tiles in
-// column order).
+// Where tile t of tile_rows x tile_cols input elements starts, in `order`.
 template <class Index>
-__device__ __forceinline__ TileOrigin<Index> tile_origin(Index t, Index tiles_down, Index tile_rows,
-                                                                  Index tile_cols) {
-    return {(t % tiles_down) * tile_rows, (t / tiles_down) * tile_cols};
+__device__ __forceinline__ TileOrigin<Index> tile_origin(Index t, const TileOrder<Index>& order, Index tile_rows,
+                                                         Index tile_cols) {
+    const Index line = t / order.per_line;
+    const Index along = t - line * order.per_line;
+    return {(order.down ? along : line) * tile_rows, (order.down ? line : along) * tile_cols};
 }
 
 // Stages tile t of kRows x kCols input elements in `tile` and waits for the whole block: thread
@@ -70,7 +85,7 @@ template <int kRows, int kCols, int kHalo, int kSector, int kBlockRows, class Wo
 __device__ __forceinline__ TileOrigin<Index> stage_tile(const TileArrays<Word, Index>& arrays, Index t, Buffer& tile) {
     const int tx = static_cast<int>(threadIdx.x);
     const int ty = static_cast<int>(threadIdx.y);
-    const TileOrigin<Index> origin = tile_origin(t, arrays.tiles_down, Index{kRows}, Index{kCols});
+    const TileOrigin<Index> origin = tile_origin(t, arrays.order, Index{kRows}, Index{kCols});
     const Index in_col = origin.col + tx;
 #pragma unroll
     for (int k = 0; k < (kRows + kHalo) / kBlockRows; ++k) { // a constant trip count: unrolled
@@ -130,14 +145,14 @@ struct TileMover {
 
 template <class Word, class Index, int kTile, int kBlockRows, int kSectorBytes = 0>
 __global__ void __launch_bounds__(kTile* kBlockRows)
-    transpose_kernel(const Word* in, Word* out, Index rows, Index cols) {
+    transpose_kernel(const Word* in, Word* out, Index rows, Index cols, bool tiles_down) {
     using Mover = TileMover<Word, Index, kTile, kBlockRows, kSectorBytes>;
     __shared__ typename Mover::Buffer tile;
-    const Index tiles_down = (rows + kTile - 1) / kTile;
-    const Index tiles = tiles_down * ((cols + kTile - 1) / kTile);
-    const Mover mover{{in, out, rows, cols, tiles_down,
+    const Index down = (rows + kTile - 1) / kTile;
+    const Index across = (cols + kTile - 1) / kTile;
+    const Mover mover{{in, out, rows, cols, tile_order(down, across, tiles_down),
                        static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word))}};
-    move_tiles(mover, tiles, tile);
+    move_tiles(mover, down * across, tile);
 }
 
 // Shapes whose rows and columns are both multiples of kVec = 16 / sizeof(Word), with 16-byte
@@ -147,18 +162,20 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
 // Shared-memory accesses stay scalar, on the padded tile (at most 2-way bank conflicts).
 template <class Word, int kThreadsX, int kThreadsY>
 __global__ void __launch_bounds__(kThreadsX* kThreadsY)
-    transpose_vector_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols) {
+    transpose_vector_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols, bool tiles_down) {
     constexpr int kVec = Pack<Word>::kCount;
     constexpr int kTile = kThreadsX * kVec;
     static_assert(kTile % kThreadsY == 0, "tile rows split evenly");
     __shared__ Word tile[kTile][kTile + 1];
-    const std::size_t tiles_down = (rows + kTile - 1) / kTile;
-    const std::size_t tiles = tiles_down * ((cols + kTile - 1) / kTile);
+    const std::size_t down = (rows + kTile - 1) / kTile;
+    const std::size_t across = (cols + kTile - 1) / kTile;
+    const std::size_t tiles = down * across;
+    const TileOrder<std::size_t> order = tile_order(down, across, tiles_down);
     const int tx = static_cast<int>(threadIdx.x);
     const int ty = static_cast<int>(threadIdx.y);
 
     for (std::size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-        const auto [tile_row, tile_col] = tile_origin(t, tiles_down, std::size_t{kTile}, std::size_t{kTile});
+        const auto [tile_row, tile_col] = tile_origin(t, order, std::size_t{kTile}, std::size_t{kTile});
         const std::size_t in_col = tile_col + static_cast<std::size_t>(tx) * kVec;
 #pragma unroll
         for (int r = 0; r < kTile / kThreadsY; ++r) { // a constant trip count: clang unrolls it

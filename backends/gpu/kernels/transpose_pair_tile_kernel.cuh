@@ -35,13 +35,13 @@ struct PairsInOutMover {
     std::uint32_t* out;      // 2 * pair_cols rows of rows / 2 pairs
     Index rows;              // even
     Index pair_cols;
-    Index tiles_down;
+    TileOrder<Index> order;
 
     // Tile t through `tile`; the caller synchronizes the block before reusing `tile`.
     __device__ __forceinline__ void move(Index t, Buffer& tile) const {
         const int x = static_cast<int>(threadIdx.x);
         const int y = static_cast<int>(threadIdx.y);
-        const auto [tile_row, tile_col] = tile_origin(t, tiles_down, Index{kPairTile}, Index{kPairTile});
+        const auto [tile_row, tile_col] = tile_origin(t, order, Index{kPairTile}, Index{kPairTile});
 #pragma unroll
         for (int k = 0; k < kPairTile / kBlockRows; ++k) { // constant trip counts: every load in flight
             const int r = y + k * kBlockRows;
@@ -76,14 +76,14 @@ struct PairsInOutMover {
 template <int kPairTile, int kBlockRows>
 __global__ void __launch_bounds__(kPairTile* kBlockRows)
     transpose_pair_tile_kernel(const std::uint32_t* in, std::uint32_t* out, std::uint32_t rows,
-                               std::uint32_t pair_cols) {
+                               std::uint32_t pair_cols, bool tiles_down) {
     using Mover = PairsInOutMover<kPairTile, kBlockRows>;
     using Index = typename Mover::Index;
     __shared__ typename Mover::Buffer tile;
-    const Index tiles_down = (rows + kPairTile - 1) / kPairTile;
-    const Index tiles = tiles_down * ((pair_cols + kPairTile - 1) / kPairTile);
-    const Mover mover{in, out, rows, pair_cols, tiles_down};
-    move_tiles(mover, tiles, tile);
+    const Index down = (rows + kPairTile - 1) / kPairTile;
+    const Index across = (pair_cols + kPairTile - 1) / kPairTile;
+    const Mover mover{in, out, rows, pair_cols, tile_order(down, across, tiles_down)};
+    move_tiles(mover, down * across, tile);
 }
 
 } // namespace gpucore::gpu

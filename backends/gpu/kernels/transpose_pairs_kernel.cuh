@@ -53,7 +53,7 @@ struct RealignedPairMover {
     Word* out;
     Index rows;
     Index cols;
-    Index tiles_down;
+    TileOrder<Index> order;
     // The arrays' addresses in elements (views start anywhere): where the input's rows start pairs
     // and the output's rows meet sectors.
     Index in_address;
@@ -102,7 +102,7 @@ struct RealignedPairMover {
     __device__ __forceinline__ void move(Index t, Buffer& tile) const {
         const int x = static_cast<int>(threadIdx.x);
         const int y = static_cast<int>(threadIdx.y);
-        const auto [tile_row, tile_col] = tile_origin(t, tiles_down, Index{kTileRows}, Index{kTileCols});
+        const auto [tile_row, tile_col] = tile_origin(t, order, Index{kTileRows}, Index{kTileCols});
         // Every pair of every row inside the array: 32 pairs reach 2 * kGroup - 1 columns on.
         const bool inside = tile_row >= static_cast<Index>(kHalo) && tile_row + kTileRows <= rows &&
                             tile_col + 2 * kGroup <= cols;
@@ -146,17 +146,18 @@ struct RealignedPairMover {
 // template argument list's comma would split its argument.
 template <int kTileRows, int kBlockRows>
 __global__ void __launch_bounds__(32 * kBlockRows)
-    transpose_pairs_kernel(const std::uint16_t* in, std::uint16_t* out, std::uint32_t rows, std::uint32_t cols) {
+    transpose_pairs_kernel(const std::uint16_t* in, std::uint16_t* out, std::uint32_t rows, std::uint32_t cols,
+                           bool tiles_down) {
     using Mover = RealignedPairMover<kTileRows, kBlockRows>;
     using Index = typename Mover::Index;
     static_assert(Mover::kThreads == 32 * kBlockRows, "the launch bound");
     __shared__ typename Mover::Buffer tile;
-    const Index tiles_down = (rows + kTileRows - 1) / kTileRows;
-    const Index tiles = tiles_down * ((cols + Mover::kTileCols - 1) / Mover::kTileCols);
-    const Mover mover{in, out, rows, cols, tiles_down,
+    const Index down = (rows + kTileRows - 1) / kTileRows;
+    const Index across = (cols + Mover::kTileCols - 1) / Mover::kTileCols;
+    const Mover mover{in, out, rows, cols, tile_order(down, across, tiles_down),
                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(in) / sizeof(std::uint16_t)),
                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(std::uint16_t))};
-    move_tiles(mover, tiles, tile);
+    move_tiles(mover, down * across, tile);
 }
 
 } // namespace gpucore::gpu

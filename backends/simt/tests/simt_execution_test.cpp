@@ -329,7 +329,8 @@ TEST_F(SimtExecution, SubWarpRowsAtEveryWidthAndElementsPerLane) {
 // The 2-byte realigned-pair transpose at the launcher's tile shape, on both sides of its tiles'
 // edges and the sectors' (odd and even row and column counts, inner tiles whose loads skip the
 // edge checks, outputs 0..8 elements past a sector boundary, inputs on and off 4-byte boundaries),
-// with a grid of one block (every tile in the loop) and of every tile.
+// with a grid of one block (every tile in the loop) and of every tile, tiles along the rows of tiles
+// and down the columns.
 TEST_F(SimtExecution, RealignedPairTransposeAtEveryOffset) {
     using Policy = gpucore::gpu::TuningPolicy::Transpose;
     using Mover = gpucore::gpu::RealignedPairMover<Policy::kPairTileRows, Policy::kPairBlockRows>;
@@ -346,22 +347,24 @@ TEST_F(SimtExecution, RealignedPairTransposeAtEveryOffset) {
         for (std::size_t in_offset = 0; in_offset <= 1; ++in_offset) {
             for (std::size_t offset = 0; offset <= 8; ++offset) {
                 for (const auto grid : {std::size_t{1}, tiles}) {
-                    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", input at +" +
-                                 std::to_string(in_offset) + ", output at +" + std::to_string(offset) + ", grid " +
-                                 std::to_string(grid));
-                    DeviceArray<std::uint16_t> d_in(n + 1), d_out(n + 16);
-                    std::copy(in.begin(), in.end(), d_in.data + in_offset);
-                    std::fill(d_out.data, d_out.data + n + 16, std::uint16_t{0xA5A5});
-                    launch_kernel(kernel, static_cast<unsigned>(grid), dim3(Mover::kGroup, Policy::kPairBlockRows), 0,
-                                  stream_, d_in.data + in_offset, d_out.data + offset,
-                                  static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
-                    ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess)
-                        << simtGetErrorString(simtErrorLaunchFailure);
-                    for (std::size_t i = 0; i < n + 16; ++i) {
-                        const bool inside = i >= offset && i < offset + n;
-                        const std::size_t c = (i - offset) / rows, r = (i - offset) % rows;
-                        ASSERT_EQ(d_out.data[i], inside ? in[r * cols + c] : std::uint16_t{0xA5A5})
-                            << "out[" << i << "]";
+                    for (const bool down : {false, true}) {
+                        SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", input at +" +
+                                     std::to_string(in_offset) + ", output at +" + std::to_string(offset) + ", grid " +
+                                     std::to_string(grid) + (down ? ", tiles down" : ", tiles across"));
+                        DeviceArray<std::uint16_t> d_in(n + 1), d_out(n + 16);
+                        std::copy(in.begin(), in.end(), d_in.data + in_offset);
+                        std::fill(d_out.data, d_out.data + n + 16, std::uint16_t{0xA5A5});
+                        launch_kernel(kernel, static_cast<unsigned>(grid), dim3(Mover::kGroup, Policy::kPairBlockRows),
+                                      0, stream_, d_in.data + in_offset, d_out.data + offset,
+                                      static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols), down);
+                        ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess)
+                            << simtGetErrorString(simtErrorLaunchFailure);
+                        for (std::size_t i = 0; i < n + 16; ++i) {
+                            const bool inside = i >= offset && i < offset + n;
+                            const std::size_t c = (i - offset) / rows, r = (i - offset) % rows;
+                            ASSERT_EQ(d_out.data[i], inside ? in[r * cols + c] : std::uint16_t{0xA5A5})
+                                << "out[" << i << "]";
+                        }
                     }
                 }
             }
@@ -371,8 +374,8 @@ TEST_F(SimtExecution, RealignedPairTransposeAtEveryOffset) {
 
 // The 2-byte transpose that loads and stores pairs, at both of the launcher's block shapes: even
 // shapes on both sides of its tiles' edges (one partial tile, partial tile rows and columns, a
-// single pair column), with a grid of one block (every tile in the loop) and of every tile; the
-// output 4 bytes into poison on both sides.
+// single pair column), with a grid of one block (every tile in the loop) and of every tile, tiles
+// along the rows of tiles and down the columns; the output 4 bytes into poison on both sides.
 template <int kBlockRows>
 void check_pair_tiles(simtStream_t stream) {
     using Policy = gpucore::gpu::TuningPolicy::Transpose;
@@ -387,21 +390,25 @@ void check_pair_tiles(simtStream_t stream) {
         for (auto& x : in) x = static_cast<std::uint16_t>(rng());
         const std::size_t tiles = ((rows + kTile - 1) / kTile) * ((cols / 2 + kTile - 1) / kTile);
         for (const auto grid : {std::size_t{1}, tiles}) {
-            SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", block rows " +
-                         std::to_string(kBlockRows) + ", grid " + std::to_string(grid));
-            DeviceArray<std::uint32_t> d_in(n / 2), d_out(n / 2 + 2);
-            std::memcpy(d_in.data, in.data(), n * sizeof(std::uint16_t));
-            std::fill(d_out.data, d_out.data + n / 2 + 2, 0xA5A5A5A5u);
-            launch_kernel(kernel, static_cast<unsigned>(grid), dim3(kTile, kBlockRows), 0, stream, d_in.data,
-                          d_out.data + 1, static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols / 2));
-            ASSERT_EQ(simtStreamSynchronize(stream), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
-            std::vector<std::uint16_t> got(n);
-            std::memcpy(got.data(), d_out.data + 1, n * sizeof(std::uint16_t));
-            for (std::size_t i = 0; i < n; ++i) {
-                ASSERT_EQ(got[i], in[(i % rows) * cols + i / rows]) << "out[" << i << "]";
+            for (const bool down : {false, true}) {
+                SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", block rows " +
+                             std::to_string(kBlockRows) + ", grid " + std::to_string(grid) +
+                             (down ? ", tiles down" : ", tiles across"));
+                DeviceArray<std::uint32_t> d_in(n / 2), d_out(n / 2 + 2);
+                std::memcpy(d_in.data, in.data(), n * sizeof(std::uint16_t));
+                std::fill(d_out.data, d_out.data + n / 2 + 2, 0xA5A5A5A5u);
+                launch_kernel(kernel, static_cast<unsigned>(grid), dim3(kTile, kBlockRows), 0, stream, d_in.data,
+                              d_out.data + 1, static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols / 2),
+                              down);
+                ASSERT_EQ(simtStreamSynchronize(stream), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+                std::vector<std::uint16_t> got(n);
+                std::memcpy(got.data(), d_out.data + 1, n * sizeof(std::uint16_t));
+                for (std::size_t i = 0; i < n; ++i) {
+                    ASSERT_EQ(got[i], in[(i % rows) * cols + i / rows]) << "out[" << i << "]";
+                }
+                EXPECT_EQ(d_out.data[0], 0xA5A5A5A5u) << "wrote before the output";
+                EXPECT_EQ(d_out.data[n / 2 + 1], 0xA5A5A5A5u) << "wrote past the output";
             }
-            EXPECT_EQ(d_out.data[0], 0xA5A5A5A5u) << "wrote before the output";
-            EXPECT_EQ(d_out.data[n / 2 + 1], 0xA5A5A5A5u) << "wrote past the output";
         }
     }
 }
