@@ -46,10 +46,13 @@ public:
         time("transpose " + std::to_string(rows) + "x" + std::to_string(cols) + " tile " +
                  std::to_string(kTile) + "x" + std::to_string(kRows),
              8.0 * rows * cols, [&] {
-                 gpucore::gpu::transpose_kernel<std::uint32_t, std::uint32_t, kTile, kRows>
-                     <<<static_cast<unsigned>(tiles), dim3(kTile, kRows), 0, stream_>>>(
-                         in, out, static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols),
-                         gpucore::gpu::TuningPolicy::Transpose::tiles_down(4 * rows * cols));
+                 using gpucore::gpu::transpose_kernel;
+                 using Word = std::uint32_t;
+                 const auto kernel = gpucore::gpu::TuningPolicy::Transpose::tiles_down(4 * rows * cols)
+                                         ? transpose_kernel<Word, Word, kTile, kRows, 0, true>
+                                         : transpose_kernel<Word, Word, kTile, kRows, 0, false>;
+                 kernel<<<static_cast<unsigned>(tiles), dim3(kTile, kRows), 0, stream_>>>(
+                     in, out, static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
              });
     }
 
@@ -60,9 +63,12 @@ public:
         time("transpose " + std::to_string(rows) + "x" + std::to_string(cols) + " vector " +
                  std::to_string(kThreadsX) + "x" + std::to_string(kThreadsY),
              8.0 * rows * cols, [&] {
-                 gpucore::gpu::transpose_vector_kernel<std::uint32_t, kThreadsX, kThreadsY>
-                     <<<static_cast<unsigned>(tiles), dim3(kThreadsX, kThreadsY), 0, stream_>>>(
-                         in, out, rows, cols, gpucore::gpu::TuningPolicy::Transpose::tiles_down(4 * rows * cols));
+                 using gpucore::gpu::transpose_vector_kernel;
+                 const auto kernel = gpucore::gpu::TuningPolicy::Transpose::tiles_down(4 * rows * cols)
+                                         ? transpose_vector_kernel<std::uint32_t, kThreadsX, kThreadsY, true>
+                                         : transpose_vector_kernel<std::uint32_t, kThreadsX, kThreadsY, false>;
+                 kernel<<<static_cast<unsigned>(tiles), dim3(kThreadsX, kThreadsY), 0, stream_>>>(in, out, rows,
+                                                                                                 cols);
              });
     }
 

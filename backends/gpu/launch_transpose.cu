@@ -234,7 +234,9 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
 }
 
 // The 2-byte kernel that loads and stores pairs, where the policy takes it and both arrays start on
-// the boundaries it needs (`small`: small_index); false (nothing launched) otherwise.
+// the boundaries it needs (`small`: small_index); false (nothing launched) otherwise. kDown: the
+// tiles' order (the policy's tiles_down).
+template <bool kDown>
 bool transpose_in_pair_tiles(const void* in, void* out, std::size_t rows, std::size_t cols, bool small,
                              const LaunchContext& ctx) {
     using Policy = TuningPolicy::Transpose;
@@ -246,13 +248,13 @@ bool transpose_in_pair_tiles(const void* in, void* out, std::size_t rows, std::s
         launch_kernel(kernel, tile_grid(rows, pair_cols, Policy::kPairTile, Policy::kPairTile, Policy::kPairTile),
                       dim3(Policy::kPairTile, block_rows), 0, ctx.stream, static_cast<const std::uint32_t*>(in),
                       static_cast<std::uint32_t*>(out), static_cast<std::uint32_t>(rows),
-                      static_cast<std::uint32_t>(pair_cols), Policy::tiles_down(rows * cols * 2));
+                      static_cast<std::uint32_t>(pair_cols));
     };
     if (rows * cols <= Policy::kTilesFirstMaxElements16) {
-        launch(transpose_pair_tile_kernel<Policy::kPairTile, Policy::kPairTileBlockRows>,
+        launch(transpose_pair_tile_kernel<Policy::kPairTile, Policy::kPairTileBlockRows, kDown>,
                Policy::kPairTileBlockRows);
     } else {
-        launch(transpose_pair_tile_kernel<Policy::kPairTile, Policy::kPairTileBlockRowsLarge>,
+        launch(transpose_pair_tile_kernel<Policy::kPairTile, Policy::kPairTileBlockRowsLarge, kDown>,
                Policy::kPairTileBlockRowsLarge);
     }
     GPUCORE_GPU_CHECK(last_launch_error());
@@ -263,25 +265,24 @@ bool transpose_in_pair_tiles(const void* in, void* out, std::size_t rows, std::s
 // element's fits (`small`: small_index). 2-byte arrays with rows off 4-byte pairs or output rows
 // off 32-byte sectors take the realigned-pair kernel where the policy says it pays; other output
 // rows off sectors take sector-aligned writes where it says they pay, and 2-byte arrays over
-// kSmallTileMaxBytes16 their own block shape.
-template <class Word>
+// kSmallTileMaxBytes16 their own block shape. kDown: the tiles' order (the policy's tiles_down).
+template <class Word, bool kDown>
 void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t cols, bool small,
                      const LaunchContext& ctx) {
     using Policy = TuningPolicy::Transpose;
     const auto* words_in = static_cast<const Word*>(in);
     auto* words_out = static_cast<Word*>(out);
     const std::size_t bytes = rows * cols * sizeof(Word);
-    const bool down = Policy::tiles_down(bytes);
     if (!small) {
-        launch_kernel(transpose_kernel<Word, std::size_t, Policy::kTile, Policy::kBlockRows>,
+        launch_kernel(transpose_kernel<Word, std::size_t, Policy::kTile, Policy::kBlockRows, 0, kDown>,
                       tile_grid(rows, cols, Policy::kTile), dim3(Policy::kTile, Policy::kBlockRows), 0,
-                      ctx.stream, words_in, words_out, rows, cols, down);
+                      ctx.stream, words_in, words_out, rows, cols);
         return;
     }
     const auto launch = [&](auto kernel, int tile, int block_rows = Policy::kBlockRows) {
         launch_kernel(kernel, tile_grid(rows, cols, static_cast<std::size_t>(tile)), dim3(tile, block_rows), 0,
                       ctx.stream, words_in, words_out, static_cast<std::uint32_t>(rows),
-                      static_cast<std::uint32_t>(cols), down);
+                      static_cast<std::uint32_t>(cols));
     };
     constexpr int kSectorBytes = Policy::kSectorBytes;
     const bool rows_off_sectors = (rows * sizeof(Word)) % kSectorBytes != 0 ||
@@ -291,28 +292,41 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
         if (fits_realigned_pairs(rows, cols) &&
             Policy::realigned_pairs(sizeof(Word), rows, bytes, rows_off_sectors, in_off_pairs)) {
             using Mover = RealignedPairMover<Policy::kPairTileRows, Policy::kPairBlockRows>;
-            launch_kernel(transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairBlockRows>,
+            launch_kernel(transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairBlockRows, kDown>,
                           tile_grid(rows, cols, Policy::kPairTileRows, Mover::kTileCols, Mover::kGroup),
                           dim3(Mover::kGroup, Policy::kPairBlockRows), 0, ctx.stream, words_in, words_out,
-                          static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols), down);
+                          static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
             return;
         }
     }
     if (rows_off_sectors && Policy::sector_writes(sizeof(Word))) {
         if (bytes <= Policy::kSectorSmallTileMaxBytes) {
-            launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows, kSectorBytes>,
+            launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows, kSectorBytes, kDown>,
                    Policy::kSmallTile);
         } else {
-            launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows, kSectorBytes>, Policy::kTile);
+            launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows, kSectorBytes, kDown>,
+                   Policy::kTile);
         }
     } else if (sizeof(Word) == 2 && bytes > Policy::kSmallTileMaxBytes16) {
-        launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows16>, Policy::kTile,
+        launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows16, 0, kDown>, Policy::kTile,
                Policy::kBlockRows16);
     } else if (bytes <= Policy::kSmallTileMaxBytes) {
-        launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows>, Policy::kSmallTile);
+        launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows, 0, kDown>,
+               Policy::kSmallTile);
     } else {
-        launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows>, Policy::kTile);
+        launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows, 0, kDown>, Policy::kTile);
     }
+}
+
+// The 16-byte vector kernel, tiles in order kDown (the policy's tiles_down).
+template <class Word, bool kDown>
+void transpose_in_vectors(const void* in, void* out, std::size_t rows, std::size_t cols, const LaunchContext& ctx) {
+    using Policy = TuningPolicy::Transpose;
+    constexpr std::size_t kTile = Policy::kVectorThreadsX * Pack<Word>::kCount;
+    launch_kernel(transpose_vector_kernel<Word, Policy::kVectorThreadsX, Policy::kVectorThreadsY, kDown>,
+                  tile_grid(rows, cols, kTile, kTile, Policy::kVectorThreadsX),
+                  dim3(Policy::kVectorThreadsX, Policy::kVectorThreadsY), 0, ctx.stream, static_cast<const Word*>(in),
+                  static_cast<Word*>(out), rows, cols);
 }
 
 template <class Word>
@@ -322,8 +336,12 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
     if (transpose_narrow<Word>(in, out, rows, cols, ctx)) return;
     constexpr std::size_t kVec = Pack<Word>::kCount;
     const bool small = small_index(rows, cols);
+    const bool down = Policy::tiles_down(rows * cols * sizeof(Word));
     if constexpr (sizeof(Word) == 2) {
-        if (transpose_in_pair_tiles(in, out, rows, cols, small, ctx)) return;
+        if (down ? transpose_in_pair_tiles<true>(in, out, rows, cols, small, ctx)
+                 : transpose_in_pair_tiles<false>(in, out, rows, cols, small, ctx)) {
+            return;
+        }
     }
     const auto tiles_first = [&](bool bulk_copy) {
         return small && Policy::small_index_tiles_first(sizeof(Word), rows, cols, bulk_copy);
@@ -332,17 +350,14 @@ void transpose_words(const void* in, void* out, std::size_t rows, std::size_t co
         starts_on(out, TuningPolicy::kPackBytes)) {
         if (!tiles_first(true) && transpose_with_bulk_copy<Word>(in, out, rows, cols, ctx)) return;
         if (!tiles_first(false)) {
-            const dim3 block(Policy::kVectorThreadsX, Policy::kVectorThreadsY);
-            launch_kernel(transpose_vector_kernel<Word, Policy::kVectorThreadsX, Policy::kVectorThreadsY>,
-                          tile_grid(rows, cols, Policy::kVectorThreadsX * kVec, Policy::kVectorThreadsX * kVec,
-                                    Policy::kVectorThreadsX),
-                          block, 0, ctx.stream, static_cast<const Word*>(in), static_cast<Word*>(out), rows,
-                          cols, Policy::tiles_down(rows * cols * sizeof(Word)));
+            if (down) transpose_in_vectors<Word, true>(in, out, rows, cols, ctx);
+            else transpose_in_vectors<Word, false>(in, out, rows, cols, ctx);
             GPUCORE_GPU_CHECK(last_launch_error());
             return;
         }
     }
-    transpose_tiles<Word>(in, out, rows, cols, small, ctx);
+    if (down) transpose_tiles<Word, true>(in, out, rows, cols, small, ctx);
+    else transpose_tiles<Word, false>(in, out, rows, cols, small, ctx);
     GPUCORE_GPU_CHECK(last_launch_error());
 }
 

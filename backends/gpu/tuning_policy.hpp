@@ -275,7 +275,7 @@ struct TuningPolicy {
         }
         static constexpr int kBlockRows16 = 4;
         // Arrays of at least kTilesDownMinBytes take their tiles down the columns of tiles (the
-        // tile, vector, pair-tile and realigned-pair kernels; TileOrder in transpose_kernel.cuh):
+        // tile, vector, pair-tile and realigned-pair kernels; tiles_per_line in transpose_kernel.cuh):
         // f32 16384^2 0.93 -> 0.96 of a copy, f32 5003 x 3001 (57 MiB) 0.87 -> 0.89, f16 16384^2
         // in pair tiles 0.97 against 0.89 in rows of tiles. Smaller arrays keep rows of tiles:
         // down the columns they were 1-7 % slower (f32 1000 x 777 5.63 -> 5.89 us, f16 5003 x

@@ -102,8 +102,8 @@ __global__ void __launch_bounds__(kThreads)
     const std::size_t mine = first < tiles ? (tiles - first + step - 1) / step : 0;
     // Tile i of this block: input rows from (t / tiles_x) * kBoxRows, columns from (t % tiles_x)
     // * kInner (both below 2^31: the launcher checks the extents). Rows of tiles at any size: down
-    // the columns (TileOrder) was slower here (f16 16384^2 0.85 of a copy against 0.89, 4096^2
-    // 0.95 against 0.96; BENCHMARKS.md: tiles down the columns).
+    // the columns (tiles_per_line in transpose_kernel.cuh) was slower here (f16 16384^2 0.85 of a
+    // copy against 0.89, 4096^2 0.95 against 0.96; BENCHMARKS.md: tiles down the columns).
     const auto tile_row = [&](std::size_t i) {
         return static_cast<int>(((first + i * step) / tiles_x) * kBoxRows);
     };

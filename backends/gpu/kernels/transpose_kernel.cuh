@@ -19,31 +19,27 @@
 
 namespace gpucore::gpu {
 
-// The order in which blocks take tiles: line by line, `per_line` tiles each, the lines being
-// columns of tiles (`down`) or rows of tiles.
+// The order in which blocks take tiles: down each column of tiles before the next (kDown), or
+// along each row of tiles. Down the columns, blocks that run at the same time write consecutive
+// pieces of the same output rows, not one short piece of each of many output rows; arrays of at
+// least TuningPolicy::Transpose::kTilesDownMinBytes take that order. The order is a template
+// parameter of the kernels: as a kernel argument, its selects made the sector-aligned tile kernel
+// 7 % slower (BENCHMARKS.md: tiles down the columns).
 //
-// Down the columns, blocks that run at the same time write consecutive pieces of the same output
-// rows, not one short piece of each of many output rows; arrays of at least
-// TuningPolicy::Transpose::kTilesDownMinBytes take that order (the launcher decides).
-template <class Index>
-struct TileOrder {
-    Index per_line;
-    bool down;
-};
-
-template <class Index>
-__device__ __forceinline__ TileOrder<Index> tile_order(Index tiles_down, Index tiles_across, bool down) {
-    return {down ? tiles_down : tiles_across, down};
+// The tiles in one line of that order: one column of tiles (kDown) or one row.
+template <bool kDown, class Index>
+__device__ __forceinline__ Index tiles_per_line(Index tiles_down, Index tiles_across) {
+    return kDown ? tiles_down : tiles_across;
 }
 
-// The arrays a tile kernel moves, their shape, and the order of its tiles.
+// The arrays a tile kernel moves, their shape, and the tiles in one line of its order.
 template <class Word, class Index>
 struct TileArrays {
     const Word* in;
     Word* out;
     Index rows;
     Index cols;
-    TileOrder<Index> order;
+    Index per_line;
     Index out_offset; // the output's offset in elements from a sector boundary (views start anywhere)
 };
 
@@ -68,24 +64,23 @@ struct TileOrigin {
     Index col;
 };
 
-// Where tile t of tile_rows x tile_cols input elements starts, in `order`.
-template <class Index>
-__device__ __forceinline__ TileOrigin<Index> tile_origin(Index t, const TileOrder<Index>& order, Index tile_rows,
-                                                         Index tile_cols) {
-    const Index line = t / order.per_line;
-    const Index along = t - line * order.per_line;
-    return {(order.down ? along : line) * tile_rows, (order.down ? line : along) * tile_cols};
+// Where tile t of tile_rows x tile_cols input elements starts, lines of per_line tiles in order kDown.
+template <bool kDown, class Index>
+__device__ __forceinline__ TileOrigin<Index> tile_origin(Index t, Index per_line, Index tile_rows, Index tile_cols) {
+    if constexpr (kDown) return {(t % per_line) * tile_rows, (t / per_line) * tile_cols};
+    else return {(t / per_line) * tile_rows, (t % per_line) * tile_cols};
 }
 
 // Stages tile t of kRows x kCols input elements in `tile` and waits for the whole block: thread
 // (x, y) reads column x of rows y, y + kBlockRows, ... into tile[j][x], j counted from kHalo rows
 // above the tile. Of those kHalo rows only the kSector - 1 nearest the tile are read: the most a
 // sector-aligned window reaches back.
-template <int kRows, int kCols, int kHalo, int kSector, int kBlockRows, class Word, class Index, class Buffer>
+template <int kRows, int kCols, int kHalo, int kSector, int kBlockRows, bool kDown, class Word, class Index,
+          class Buffer>
 __device__ __forceinline__ TileOrigin<Index> stage_tile(const TileArrays<Word, Index>& arrays, Index t, Buffer& tile) {
     const int tx = static_cast<int>(threadIdx.x);
     const int ty = static_cast<int>(threadIdx.y);
-    const TileOrigin<Index> origin = tile_origin(t, arrays.order, Index{kRows}, Index{kCols});
+    const TileOrigin<Index> origin = tile_origin<kDown>(t, arrays.per_line, Index{kRows}, Index{kCols});
     const Index in_col = origin.col + tx;
 #pragma unroll
     for (int k = 0; k < (kRows + kHalo) / kBlockRows; ++k) { // a constant trip count: unrolled
@@ -105,7 +100,7 @@ __device__ __forceinline__ TileOrigin<Index> stage_tile(const TileArrays<Word, I
 // of the tile writes [tile_row - s_j, tile_row + kTile - s_j), s_j being the shift onto that row's
 // sector boundary (the first tile starts at 0, the last one runs to the end). s_j depends on j
 // alone, so neighbouring tiles meet on sector boundaries and one block writes each sector whole.
-template <class Word, class Index, int kTile, int kBlockRows, int kSectorBytes>
+template <class Word, class Index, int kTile, int kBlockRows, int kSectorBytes, bool kDown>
 struct TileMover {
     static_assert(kTile % kBlockRows == 0, "tile rows split evenly");
     static constexpr bool kSectorWrites = kSectorBytes > 0;
@@ -124,7 +119,7 @@ struct TileMover {
         const Index cols = arrays.cols;
         const int tx = static_cast<int>(threadIdx.x);
         const int ty = static_cast<int>(threadIdx.y);
-        const auto [tile_row, tile_col] = stage_tile<kTile, kTile, kHalo, kSector, kBlockRows>(arrays, t, tile);
+        const auto [tile_row, tile_col] = stage_tile<kTile, kTile, kHalo, kSector, kBlockRows, kDown>(arrays, t, tile);
 #pragma unroll
         for (int k = 0; k < kTile / kBlockRows; ++k) {
             const int j = ty + k * kBlockRows;
@@ -143,14 +138,14 @@ struct TileMover {
     }
 };
 
-template <class Word, class Index, int kTile, int kBlockRows, int kSectorBytes = 0>
+template <class Word, class Index, int kTile, int kBlockRows, int kSectorBytes, bool kDown>
 __global__ void __launch_bounds__(kTile* kBlockRows)
-    transpose_kernel(const Word* in, Word* out, Index rows, Index cols, bool tiles_down) {
-    using Mover = TileMover<Word, Index, kTile, kBlockRows, kSectorBytes>;
+    transpose_kernel(const Word* in, Word* out, Index rows, Index cols) {
+    using Mover = TileMover<Word, Index, kTile, kBlockRows, kSectorBytes, kDown>;
     __shared__ typename Mover::Buffer tile;
     const Index down = (rows + kTile - 1) / kTile;
     const Index across = (cols + kTile - 1) / kTile;
-    const Mover mover{{in, out, rows, cols, tile_order(down, across, tiles_down),
+    const Mover mover{{in, out, rows, cols, tiles_per_line<kDown>(down, across),
                        static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word))}};
     move_tiles(mover, down * across, tile);
 }
@@ -160,9 +155,9 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
 // scalar kernel, and more bytes in flight per thread). Tiles are kTile = kThreadsX * kVec
 // elements wide; thread (x, y) moves kVec consecutive elements of rows y, y + kThreadsY, ...
 // Shared-memory accesses stay scalar, on the padded tile (at most 2-way bank conflicts).
-template <class Word, int kThreadsX, int kThreadsY>
+template <class Word, int kThreadsX, int kThreadsY, bool kDown>
 __global__ void __launch_bounds__(kThreadsX* kThreadsY)
-    transpose_vector_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols, bool tiles_down) {
+    transpose_vector_kernel(const Word* in, Word* out, std::size_t rows, std::size_t cols) {
     constexpr int kVec = Pack<Word>::kCount;
     constexpr int kTile = kThreadsX * kVec;
     static_assert(kTile % kThreadsY == 0, "tile rows split evenly");
@@ -170,12 +165,12 @@ __global__ void __launch_bounds__(kThreadsX* kThreadsY)
     const std::size_t down = (rows + kTile - 1) / kTile;
     const std::size_t across = (cols + kTile - 1) / kTile;
     const std::size_t tiles = down * across;
-    const TileOrder<std::size_t> order = tile_order(down, across, tiles_down);
+    const std::size_t per_line = tiles_per_line<kDown>(down, across);
     const int tx = static_cast<int>(threadIdx.x);
     const int ty = static_cast<int>(threadIdx.y);
 
     for (std::size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-        const auto [tile_row, tile_col] = tile_origin(t, order, std::size_t{kTile}, std::size_t{kTile});
+        const auto [tile_row, tile_col] = tile_origin<kDown>(t, per_line, std::size_t{kTile}, std::size_t{kTile});
         const std::size_t in_col = tile_col + static_cast<std::size_t>(tx) * kVec;
 #pragma unroll
         for (int r = 0; r < kTile / kThreadsY; ++r) { // a constant trip count: clang unrolls it

@@ -22,7 +22,8 @@
 
 namespace gpucore::gpu {
 
-template <int kPairTile, int kBlockRows>
+// kDown: the tiles' order (tiles_per_line in transpose_kernel.cuh).
+template <int kPairTile, int kBlockRows, bool kDown>
 struct PairsInOutMover {
     using Index = std::uint32_t;
     static constexpr int kGroup = 32; // lanes that share a tile column's 32 rows
@@ -35,13 +36,13 @@ struct PairsInOutMover {
     std::uint32_t* out;      // 2 * pair_cols rows of rows / 2 pairs
     Index rows;              // even
     Index pair_cols;
-    TileOrder<Index> order;
+    Index per_line; // tiles in one line of the order (tiles_per_line)
 
     // Tile t through `tile`; the caller synchronizes the block before reusing `tile`.
     __device__ __forceinline__ void move(Index t, Buffer& tile) const {
         const int x = static_cast<int>(threadIdx.x);
         const int y = static_cast<int>(threadIdx.y);
-        const auto [tile_row, tile_col] = tile_origin(t, order, Index{kPairTile}, Index{kPairTile});
+        const auto [tile_row, tile_col] = tile_origin<kDown>(t, per_line, Index{kPairTile}, Index{kPairTile});
 #pragma unroll
         for (int k = 0; k < kPairTile / kBlockRows; ++k) { // constant trip counts: every load in flight
             const int r = y + k * kBlockRows;
@@ -73,16 +74,16 @@ struct PairsInOutMover {
     }
 };
 
-template <int kPairTile, int kBlockRows>
+template <int kPairTile, int kBlockRows, bool kDown>
 __global__ void __launch_bounds__(kPairTile* kBlockRows)
     transpose_pair_tile_kernel(const std::uint32_t* in, std::uint32_t* out, std::uint32_t rows,
-                               std::uint32_t pair_cols, bool tiles_down) {
-    using Mover = PairsInOutMover<kPairTile, kBlockRows>;
+                               std::uint32_t pair_cols) {
+    using Mover = PairsInOutMover<kPairTile, kBlockRows, kDown>;
     using Index = typename Mover::Index;
     __shared__ typename Mover::Buffer tile;
     const Index down = (rows + kPairTile - 1) / kPairTile;
     const Index across = (pair_cols + kPairTile - 1) / kPairTile;
-    const Mover mover{in, out, rows, pair_cols, tile_order(down, across, tiles_down)};
+    const Mover mover{in, out, rows, pair_cols, tiles_per_line<kDown>(down, across)};
     move_tiles(mover, down * across, tile);
 }
 

@@ -28,7 +28,9 @@
 
 namespace gpucore::gpu {
 
-template <int kTileRows, int kBlockRows>
+// kDown: the tiles' order (tiles_per_line in transpose_kernel.cuh); it changes no constant of the
+// tile's shape, which the launcher reads from the default.
+template <int kTileRows, int kBlockRows, bool kDown = false>
 struct RealignedPairMover {
     using Word = std::uint16_t;
     using Index = std::uint32_t;
@@ -53,7 +55,7 @@ struct RealignedPairMover {
     Word* out;
     Index rows;
     Index cols;
-    TileOrder<Index> order;
+    Index per_line; // tiles in one line of the order (tiles_per_line)
     // The arrays' addresses in elements (views start anywhere): where the input's rows start pairs
     // and the output's rows meet sectors.
     Index in_address;
@@ -102,7 +104,7 @@ struct RealignedPairMover {
     __device__ __forceinline__ void move(Index t, Buffer& tile) const {
         const int x = static_cast<int>(threadIdx.x);
         const int y = static_cast<int>(threadIdx.y);
-        const auto [tile_row, tile_col] = tile_origin(t, order, Index{kTileRows}, Index{kTileCols});
+        const auto [tile_row, tile_col] = tile_origin<kDown>(t, per_line, Index{kTileRows}, Index{kTileCols});
         // Every pair of every row inside the array: 32 pairs reach 2 * kGroup - 1 columns on.
         const bool inside = tile_row >= static_cast<Index>(kHalo) && tile_row + kTileRows <= rows &&
                             tile_col + 2 * kGroup <= cols;
@@ -144,17 +146,16 @@ struct RealignedPairMover {
 
 // The launch bound is kGroup * kBlockRows, spelled out: HIP's __launch_bounds__ is a macro, and a
 // template argument list's comma would split its argument.
-template <int kTileRows, int kBlockRows>
+template <int kTileRows, int kBlockRows, bool kDown>
 __global__ void __launch_bounds__(32 * kBlockRows)
-    transpose_pairs_kernel(const std::uint16_t* in, std::uint16_t* out, std::uint32_t rows, std::uint32_t cols,
-                           bool tiles_down) {
-    using Mover = RealignedPairMover<kTileRows, kBlockRows>;
+    transpose_pairs_kernel(const std::uint16_t* in, std::uint16_t* out, std::uint32_t rows, std::uint32_t cols) {
+    using Mover = RealignedPairMover<kTileRows, kBlockRows, kDown>;
     using Index = typename Mover::Index;
     static_assert(Mover::kThreads == 32 * kBlockRows, "the launch bound");
     __shared__ typename Mover::Buffer tile;
     const Index down = (rows + kTileRows - 1) / kTileRows;
     const Index across = (cols + Mover::kTileCols - 1) / Mover::kTileCols;
-    const Mover mover{in, out, rows, cols, tile_order(down, across, tiles_down),
+    const Mover mover{in, out, rows, cols, tiles_per_line<kDown>(down, across),
                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(in) / sizeof(std::uint16_t)),
                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(std::uint16_t))};
     move_tiles(mover, down * across, tile);

@@ -334,7 +334,9 @@ TEST_F(SimtExecution, SubWarpRowsAtEveryWidthAndElementsPerLane) {
 TEST_F(SimtExecution, RealignedPairTransposeAtEveryOffset) {
     using Policy = gpucore::gpu::TuningPolicy::Transpose;
     using Mover = gpucore::gpu::RealignedPairMover<Policy::kPairTileRows, Policy::kPairBlockRows>;
-    constexpr auto kernel = gpucore::gpu::transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairBlockRows>;
+    using gpucore::gpu::transpose_pairs_kernel;
+    constexpr auto across = transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairBlockRows, false>;
+    constexpr auto down_kernel = transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairBlockRows, true>;
     std::mt19937 rng(7);
     const std::pair<std::size_t, std::size_t> shapes[] = {{2, 3},    {127, 33}, {129, 31}, {300, 65},
                                                           {513, 40}, {300, 130}, {290, 191}};
@@ -354,9 +356,10 @@ TEST_F(SimtExecution, RealignedPairTransposeAtEveryOffset) {
                         DeviceArray<std::uint16_t> d_in(n + 1), d_out(n + 16);
                         std::copy(in.begin(), in.end(), d_in.data + in_offset);
                         std::fill(d_out.data, d_out.data + n + 16, std::uint16_t{0xA5A5});
-                        launch_kernel(kernel, static_cast<unsigned>(grid), dim3(Mover::kGroup, Policy::kPairBlockRows),
-                                      0, stream_, d_in.data + in_offset, d_out.data + offset,
-                                      static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols), down);
+                        launch_kernel(down ? down_kernel : across, static_cast<unsigned>(grid),
+                                      dim3(Mover::kGroup, Policy::kPairBlockRows), 0, stream_, d_in.data + in_offset,
+                                      d_out.data + offset, static_cast<std::uint32_t>(rows),
+                                      static_cast<std::uint32_t>(cols));
                         ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess)
                             << simtGetErrorString(simtErrorLaunchFailure);
                         for (std::size_t i = 0; i < n + 16; ++i) {
@@ -380,7 +383,8 @@ template <int kBlockRows>
 void check_pair_tiles(simtStream_t stream) {
     using Policy = gpucore::gpu::TuningPolicy::Transpose;
     constexpr int kTile = Policy::kPairTile;
-    constexpr auto kernel = gpucore::gpu::transpose_pair_tile_kernel<kTile, kBlockRows>;
+    constexpr auto across = gpucore::gpu::transpose_pair_tile_kernel<kTile, kBlockRows, false>;
+    constexpr auto down_kernel = gpucore::gpu::transpose_pair_tile_kernel<kTile, kBlockRows, true>;
     std::mt19937 rng(kBlockRows);
     const std::pair<std::size_t, std::size_t> shapes[] = {{2, 2},    {64, 128}, {66, 130}, {130, 258},
                                                           {192, 2},  {2, 300},  {128, 64}, {16, 400}};
@@ -397,9 +401,9 @@ void check_pair_tiles(simtStream_t stream) {
                 DeviceArray<std::uint32_t> d_in(n / 2), d_out(n / 2 + 2);
                 std::memcpy(d_in.data, in.data(), n * sizeof(std::uint16_t));
                 std::fill(d_out.data, d_out.data + n / 2 + 2, 0xA5A5A5A5u);
-                launch_kernel(kernel, static_cast<unsigned>(grid), dim3(kTile, kBlockRows), 0, stream, d_in.data,
-                              d_out.data + 1, static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols / 2),
-                              down);
+                launch_kernel(down ? down_kernel : across, static_cast<unsigned>(grid), dim3(kTile, kBlockRows), 0,
+                              stream, d_in.data, d_out.data + 1, static_cast<std::uint32_t>(rows),
+                              static_cast<std::uint32_t>(cols / 2));
                 ASSERT_EQ(simtStreamSynchronize(stream), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
                 std::vector<std::uint16_t> got(n);
                 std::memcpy(got.data(), d_out.data + 1, n * sizeof(std::uint16_t));
