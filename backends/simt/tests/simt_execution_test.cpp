@@ -422,6 +422,60 @@ TEST_F(SimtExecution, PairTileTransposeAtBothBlockShapes) {
     check_pair_tiles<gpucore::gpu::TuningPolicy::Transpose::kPairTileBlockRowsLarge>(stream_);
 }
 
+// One 4-byte tile kernel in both tile orders: rows x cols (passed as Index) with the output `offset`
+// words into poison, a grid of one block (every tile in the loop) and of every tile (tiles of `tile`).
+template <class Index, class Kernel>
+void check_tiles_in_both_orders(simtStream_t stream, Kernel across, Kernel down_kernel, std::size_t tile,
+                                std::size_t rows, std::size_t cols, std::size_t offset, dim3 block) {
+    std::mt19937 rng(static_cast<unsigned>(rows * 31 + cols));
+    const std::size_t n = rows * cols;
+    std::vector<std::uint32_t> in(n);
+    for (auto& x : in) x = static_cast<std::uint32_t>(rng());
+    const std::size_t tiles = ((rows + tile - 1) / tile) * ((cols + tile - 1) / tile);
+    for (const auto grid : {std::size_t{1}, tiles}) {
+        for (const bool down : {false, true}) {
+            SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", output at +" +
+                         std::to_string(offset) + ", grid " + std::to_string(grid) +
+                         (down ? ", tiles down" : ", tiles across"));
+            DeviceArray<std::uint32_t> d_in(n), d_out(n + offset + 1);
+            std::copy(in.begin(), in.end(), d_in.data);
+            std::fill(d_out.data, d_out.data + n + offset + 1, 0xA5A5A5A5u);
+            launch_kernel(down ? down_kernel : across, static_cast<unsigned>(grid), block, 0, stream, d_in.data,
+                          d_out.data + offset, static_cast<Index>(rows), static_cast<Index>(cols));
+            ASSERT_EQ(simtStreamSynchronize(stream), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+            for (std::size_t i = 0; i < n + offset + 1; ++i) {
+                const bool inside = i >= offset && i < offset + n;
+                const std::size_t c = (i - offset) / rows, r = (i - offset) % rows;
+                ASSERT_EQ(d_out.data[i], inside ? in[r * cols + c] : 0xA5A5A5A5u) << "out[" << i << "]";
+            }
+        }
+    }
+}
+
+// The tile kernel (plain and with sector-aligned writes) and the 16-byte vector kernel, tiles along
+// the rows of tiles and down the columns: partial tiles in both dimensions, outputs off sectors.
+TEST_F(SimtExecution, TileTransposesInBothOrders) {
+    using gpucore::gpu::transpose_kernel;
+    using gpucore::gpu::transpose_vector_kernel;
+    using Word = std::uint32_t;
+    constexpr int kTile = 64, kRows = 8, kSector = 32;
+    const std::pair<std::size_t, std::size_t> shapes[] = {{130, 200}, {67, 45}, {200, 131}};
+    for (const auto& [rows, cols] : shapes) {
+        check_tiles_in_both_orders<Word>(stream_, transpose_kernel<Word, Word, kTile, kRows, 0, false>,
+                                   transpose_kernel<Word, Word, kTile, kRows, 0, true>, kTile, rows, cols, 0,
+                                   dim3(kTile, kRows));
+        for (const std::size_t offset : {0, 3}) {
+            check_tiles_in_both_orders<Word>(stream_, transpose_kernel<Word, Word, kTile, kRows, kSector, false>,
+                                       transpose_kernel<Word, Word, kTile, kRows, kSector, true>, kTile, rows, cols,
+                                       offset, dim3(kTile, kRows));
+        }
+    }
+    for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{132, 36}, {36, 132}, {64, 64}}) {
+        check_tiles_in_both_orders<std::size_t>(stream_, transpose_vector_kernel<Word, 8, 4, false>,
+                                   transpose_vector_kernel<Word, 8, 4, true>, 32, rows, cols, 0, dim3(8, 4));
+    }
+}
+
 // The narrow transpose moving pairs of words (the launcher's chunk for each word size, direction
 // and chunk scale), rows x cols with rows or cols the narrow side: every element in place and
 // nothing written past the output, with a grid of one block (every chunk in the loop) and of every
