@@ -216,10 +216,10 @@ struct TuningPolicy {
         // (2048^2 0.93 against 0.85). Over it they beat the bulk-copy kernel only for fewer than
         // kBulkBoxRows rows, at least kPairTilesTallRatio rows per column (2^6 x 2^20 0.96
         // against 0.91, 2^17 x 2^9 0.90 against 0.86) or at least kPairTilesOverBulkMinBytes:
-        // there, with tiles in column order, 16384^2 read 0.96 against 0.88, 4096 x 8192 0.94
+        // there, with the tiles down the columns, 16384^2 read 0.96 against 0.88, 4096 x 8192 0.94
         // against 0.90, but 4608 x 4096 (36 MiB) 0.88 against 0.91. Over kTilesFirstMaxElements16
         // elements kPairTileBlockRowsLarge block rows are faster (BENCHMARKS.md: 2-byte transposes
-        // in pair tiles; tiles in column order).
+        // in pair tiles; tiles down the columns).
         static constexpr int kPairTile = 64;
         static constexpr int kPairTileBlockRows = 8;
         static constexpr int kPairTileBlockRowsLarge = 4;
