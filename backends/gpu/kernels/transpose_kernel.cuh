@@ -23,8 +23,8 @@ namespace gpucore::gpu {
 // along each row of tiles. Down the columns, blocks that run at the same time write consecutive
 // pieces of the same output rows, not one short piece of each of many output rows; arrays of at
 // least TuningPolicy::Transpose::kTilesDownMinBytes take that order. The order is a template
-// parameter of the kernels: as a kernel argument, its selects made the sector-aligned tile kernel
-// 7 % slower (BENCHMARKS.md: tiles down the columns).
+// parameter of the kernels: passed as a kernel argument, it left the sector-aligned tile kernel
+// and the realigned-pair kernel 7-9 % slower (not profiled; BENCHMARKS.md: tiles down the columns).
 //
 // The tiles in one line of that order: one column of tiles (kDown) or one row.
 template <bool kDown, class Index>
