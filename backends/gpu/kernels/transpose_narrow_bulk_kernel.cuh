@@ -237,7 +237,7 @@ __global__ void __launch_bounds__(kThreads)
                         *reinterpret_cast<uint4*>(reinterpret_cast<unsigned char*>(out) + run_global(v)) = chunk;
                     }
                 };
-                if (kShifted && past_map) reorder_eight_positions<kNarrow, true>(read, write_past_map);
+                if (past_map) reorder_eight_positions<kNarrow, true>(read, write_past_map);
                 else reorder_eight_positions<kNarrow, true>(read, write);
             } else {
                 const auto read = [&](int v) { return *reinterpret_cast<const uint4*>(src + run_byte(v)); };
