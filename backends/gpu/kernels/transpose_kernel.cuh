@@ -64,11 +64,10 @@ struct TileOrigin {
     Index col;
 };
 
-// Where tile t of tile_rows x tile_cols input elements starts, lines of per_line tiles in order kDown.
-template <bool kDown, class Index>
-__device__ __forceinline__ TileOrigin<Index> tile_origin(Index t, Index per_line, Index tile_rows, Index tile_cols) {
-    if constexpr (kDown) return {(t % per_line) * tile_rows, (t / per_line) * tile_cols};
-    else return {(t / per_line) * tile_rows, (t % per_line) * tile_cols};
+// Where tile t of kTileRows x kTileCols input elements starts, lines of per_line tiles in order kDown.
+template <bool kDown, int kTileRows, int kTileCols, class Index>
+__device__ __forceinline__ TileOrigin<Index> tile_origin(Index t, Index per_line) {
+    return {(kDown ? t % per_line : t / per_line) * kTileRows, (kDown ? t / per_line : t % per_line) * kTileCols};
 }
 
 // Stages tile t of kRows x kCols input elements in `tile` and waits for the whole block: thread
@@ -80,7 +79,7 @@ template <int kRows, int kCols, int kHalo, int kSector, int kBlockRows, bool kDo
 __device__ __forceinline__ TileOrigin<Index> stage_tile(const TileArrays<Word, Index>& arrays, Index t, Buffer& tile) {
     const int tx = static_cast<int>(threadIdx.x);
     const int ty = static_cast<int>(threadIdx.y);
-    const TileOrigin<Index> origin = tile_origin<kDown>(t, arrays.per_line, Index{kRows}, Index{kCols});
+    const TileOrigin<Index> origin = tile_origin<kDown, kRows, kCols>(t, arrays.per_line);
     const Index in_col = origin.col + tx;
 #pragma unroll
     for (int k = 0; k < (kRows + kHalo) / kBlockRows; ++k) { // a constant trip count: unrolled
@@ -143,11 +142,12 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
     transpose_kernel(const Word* in, Word* out, Index rows, Index cols) {
     using Mover = TileMover<Word, Index, kTile, kBlockRows, kSectorBytes, kDown>;
     __shared__ typename Mover::Buffer tile;
-    const Index down = (rows + kTile - 1) / kTile;
     const Index across = (cols + kTile - 1) / kTile;
+    const Index down = (rows + kTile - 1) / kTile;
+    const Index tiles = across * down;
     const Mover mover{{in, out, rows, cols, tiles_per_line<kDown>(down, across),
                        static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word))}};
-    move_tiles(mover, down * across, tile);
+    move_tiles(mover, tiles, tile);
 }
 
 // Shapes whose rows and columns are both multiples of kVec = 16 / sizeof(Word), with 16-byte
@@ -162,15 +162,15 @@ __global__ void __launch_bounds__(kThreadsX* kThreadsY)
     constexpr int kTile = kThreadsX * kVec;
     static_assert(kTile % kThreadsY == 0, "tile rows split evenly");
     __shared__ Word tile[kTile][kTile + 1];
-    const std::size_t down = (rows + kTile - 1) / kTile;
     const std::size_t across = (cols + kTile - 1) / kTile;
-    const std::size_t tiles = down * across;
+    const std::size_t down = (rows + kTile - 1) / kTile;
+    const std::size_t tiles = across * down;
     const std::size_t per_line = tiles_per_line<kDown>(down, across);
     const int tx = static_cast<int>(threadIdx.x);
     const int ty = static_cast<int>(threadIdx.y);
 
     for (std::size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-        const auto [tile_row, tile_col] = tile_origin<kDown>(t, per_line, std::size_t{kTile}, std::size_t{kTile});
+        const auto [tile_row, tile_col] = tile_origin<kDown, kTile, kTile>(t, per_line);
         const std::size_t in_col = tile_col + static_cast<std::size_t>(tx) * kVec;
 #pragma unroll
         for (int r = 0; r < kTile / kThreadsY; ++r) { // a constant trip count: clang unrolls it

@@ -42,7 +42,7 @@ struct PairsInOutMover {
     __device__ __forceinline__ void move(Index t, Buffer& tile) const {
         const int x = static_cast<int>(threadIdx.x);
         const int y = static_cast<int>(threadIdx.y);
-        const auto [tile_row, tile_col] = tile_origin<kDown>(t, per_line, Index{kPairTile}, Index{kPairTile});
+        const auto [tile_row, tile_col] = tile_origin<kDown, kPairTile, kPairTile>(t, per_line);
 #pragma unroll
         for (int k = 0; k < kPairTile / kBlockRows; ++k) { // constant trip counts: every load in flight
             const int r = y + k * kBlockRows;
@@ -81,10 +81,11 @@ __global__ void __launch_bounds__(kPairTile* kBlockRows)
     using Mover = PairsInOutMover<kPairTile, kBlockRows, kDown>;
     using Index = typename Mover::Index;
     __shared__ typename Mover::Buffer tile;
-    const Index down = (rows + kPairTile - 1) / kPairTile;
     const Index across = (pair_cols + kPairTile - 1) / kPairTile;
+    const Index down = (rows + kPairTile - 1) / kPairTile;
+    const Index tiles = across * down;
     const Mover mover{in, out, rows, pair_cols, tiles_per_line<kDown>(down, across)};
-    move_tiles(mover, down * across, tile);
+    move_tiles(mover, tiles, tile);
 }
 
 } // namespace gpucore::gpu

@@ -104,7 +104,10 @@ struct RealignedPairMover {
     __device__ __forceinline__ void move(Index t, Buffer& tile) const {
         const int x = static_cast<int>(threadIdx.x);
         const int y = static_cast<int>(threadIdx.y);
-        const auto [tile_row, tile_col] = tile_origin<kDown>(t, per_line, Index{kTileRows}, Index{kTileCols});
+        // tile_origin's sums, spelled out: through the helper, the rows order compiles to other
+        // machine code than the kernel without an order had (the other tile kernels' does not).
+        const Index tile_row = (kDown ? t % per_line : t / per_line) * kTileRows;
+        const Index tile_col = (kDown ? t / per_line : t % per_line) * kTileCols;
         // Every pair of every row inside the array: 32 pairs reach 2 * kGroup - 1 columns on.
         const bool inside = tile_row >= static_cast<Index>(kHalo) && tile_row + kTileRows <= rows &&
                             tile_col + 2 * kGroup <= cols;
@@ -153,12 +156,13 @@ __global__ void __launch_bounds__(32 * kBlockRows)
     using Index = typename Mover::Index;
     static_assert(Mover::kThreads == 32 * kBlockRows, "the launch bound");
     __shared__ typename Mover::Buffer tile;
-    const Index down = (rows + kTileRows - 1) / kTileRows;
     const Index across = (cols + Mover::kTileCols - 1) / Mover::kTileCols;
+    const Index down = (rows + kTileRows - 1) / kTileRows;
+    const Index tiles = across * down;
     const Mover mover{in, out, rows, cols, tiles_per_line<kDown>(down, across),
                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(in) / sizeof(std::uint16_t)),
                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(std::uint16_t))};
-    move_tiles(mover, down * across, tile);
+    move_tiles(mover, tiles, tile);
 }
 
 } // namespace gpucore::gpu
