@@ -13,6 +13,7 @@
 #include "kernels/transpose_bulk_kernel.cuh"
 #include "kernels/transpose_kernel.cuh"
 #include "kernels/transpose_narrow_bulk_kernel.cuh"
+#include "kernels/transpose_narrow_sectors_kernel.cuh"
 #include "kernels/transpose_pair_tile_kernel.cuh"
 #include "kernels/transpose_pairs_kernel.cuh"
 #include "launch.hpp"
@@ -202,6 +203,47 @@ bool transpose_narrow_in_bulk(const void* in, void* out, std::size_t rows, std::
     }
 }
 
+// The sector-window kernel for kNarrow columns, where the input starts on its loads; false
+// (nothing launched) otherwise.
+template <class Word, int kNarrow>
+bool launch_narrow_sectors(const void* in, void* out, std::size_t rows, const LaunchContext& ctx) {
+    using Policy = TuningPolicy::Transpose;
+    constexpr int kPositions = Policy::kNarrowSectorsPositions;
+    constexpr int kThreads = Policy::narrow_sectors_threads(sizeof(Word));
+    if (!starts_on(in, NarrowSectors<Word, kNarrow, kPositions>::kLoadBytes)) return false;
+    const std::size_t chunks = (rows + kPositions - 1) / kPositions;
+    launch_kernel(transpose_narrow_sectors_kernel<Word, kNarrow, kThreads, kPositions>, capped_grid(chunks, kThreads),
+                  kThreads, 0, ctx.stream, static_cast<const Word*>(in), static_cast<Word*>(out), rows);
+    GPUCORE_GPU_CHECK(last_launch_error());
+    return true;
+}
+
+// The instantiation for `cols` among kFirst + kOffsets.
+template <class Word, int kFirst, std::size_t... kOffsets>
+bool launch_narrow_sectors(std::size_t cols, const void* in, void* out, std::size_t rows, const LaunchContext& ctx,
+                           std::index_sequence<kOffsets...>) {
+    bool launched = false;
+    (void)((cols == kFirst + kOffsets &&
+            (launched = launch_narrow_sectors<Word, kFirst + static_cast<int>(kOffsets)>(in, out, rows, ctx), true)) ||
+           ...);
+    return launched;
+}
+
+// Few columns whose output rows are off sectors, where the policy takes the shape: the kernel that
+// writes each output row in windows on its sector boundaries. False (nothing launched) otherwise.
+template <class Word>
+bool transpose_narrow_in_sectors(const void* in, void* out, std::size_t rows, std::size_t cols,
+                                 const LaunchContext& ctx) {
+    using Policy = TuningPolicy::Transpose;
+    static_assert(sizeof(Word) == 2 || sizeof(Word) == 4, "the policy takes 2- and 4-byte words");
+    const bool rows_off_sectors =
+        (rows * sizeof(Word)) % Policy::kSectorBytes != 0 || !starts_on(out, Policy::kSectorBytes);
+    if (!rows_off_sectors || !Policy::narrow_sectors(sizeof(Word), rows, cols)) return false;
+    constexpr int kFirst = sizeof(Word) == 2 ? 8 : 9; // the policy's fewest columns
+    return launch_narrow_sectors<Word, kFirst>(cols, in, out, rows, ctx,
+                                               std::make_index_sequence<Policy::kNarrow - kFirst + 1>{});
+}
+
 // The kernels for a narrow side: kSteps, the largest power of two up to kNarrow / narrow; words in
 // pairs where the policy says so and both arrays start on a pair's boundary. False (nothing
 // launched) for other shapes.
@@ -217,6 +259,9 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
     const std::size_t steps = static_cast<std::size_t>(Policy::kNarrow) / narrow;
     if constexpr (sizeof(Word) == 2) {
         if (transpose_narrow_in_bulk<Word>(in, out, rows, cols, ctx)) return true;
+    }
+    if constexpr (sizeof(Word) <= 4) {
+        if (transpose_narrow_in_sectors<Word>(in, out, rows, cols, ctx)) return true;
     }
     if constexpr (sizeof(Word) <= 4) { // 8-byte words move one per access
         constexpr std::size_t kPairBytes = 2 * sizeof(Word);

@@ -307,6 +307,25 @@ struct TuningPolicy {
             if (word_bytes > 4 || rows * cols * word_bytes <= kNarrowPairsMinBytes) return false;
             return rows <= cols || cols <= kNarrowPairsMaxColumns;
         }
+        // Few columns whose output rows are off 32-byte sectors (the launcher checks: a long side
+        // that is not a multiple of a sector's words, or an output inside a sector) move through
+        // transpose_narrow_sectors_kernel.cuh: 2-byte words of 8 to kNarrow columns and 4-byte
+        // words of 9 to kNarrow, in arrays of at least kNarrowSectorsMinBytes, where the input
+        // starts on the kernel's load; kNarrowSectorsPositions rows per block step and
+        // narrow_sectors_threads() threads. Its stores are whole sectors where the other narrow
+        // kernels leave partial ones at each piece's ends (BENCHMARKS.md: few columns with output
+        // rows off sectors). Smaller arrays were not timed; 8-byte words were slower (2097153 x
+        // 16 0.75 of a copy).
+        static constexpr int kNarrowSectorsPositions = 256;
+        static constexpr std::size_t kNarrowSectorsMinBytes = std::size_t{8} << 20;
+        static constexpr int narrow_sectors_threads(std::size_t word_bytes) { return word_bytes == 2 ? 128 : 256; }
+        static constexpr bool narrow_sectors(std::size_t word_bytes, std::size_t rows, std::size_t cols) {
+            if (cols >= rows || cols > static_cast<std::size_t>(kNarrow) ||
+                rows * cols * word_bytes < kNarrowSectorsMinBytes) {
+                return false;
+            }
+            return (word_bytes == 2 && cols >= 8) || (word_bytes == 4 && cols >= 9);
+        }
         // On sm_90+ (CUDA) 2-byte narrow shapes move through the bulk copy engine
         // (transpose_narrow_bulk_kernel.cuh), kNarrowBulkThreads threads and kNarrowBulkStages
         // chunks in flight per block, where the long side is a multiple of 8 and both arrays

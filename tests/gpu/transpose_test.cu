@@ -147,6 +147,23 @@ TYPED_TEST(Transpose, NarrowSidesInPairsOverEightMiB) {
     this->check(kBytes / (7 * sizeof(TypeParam)) | 1, 7, 1);
 }
 
+// Few columns in arrays of at least kNarrowSectorsMinBytes whose output rows are off sectors (long
+// sides off a sector's words, or the output at an element offset): for 2-byte words of 8-16
+// columns and 4-byte words of 9-16, the kernel writing each output row in windows on its sector
+// boundaries; the first, middle and last steps of every row. An input off its loads' boundary
+// takes the other narrow kernels.
+TYPED_TEST(Transpose, FewColumnsWithOutputRowsOffSectors) {
+    using Policy = gpucore::gpu::TuningPolicy::Transpose;
+    constexpr std::size_t kBytes = Policy::kNarrowSectorsMinBytes;
+    constexpr std::size_t kStep = Policy::kNarrowSectorsPositions;
+    for (const std::size_t narrow : {8, 9, 13, 16}) {
+        const std::size_t whole_steps = (kBytes / (narrow * sizeof(TypeParam)) / kStep + 1) * kStep;
+        for (const std::size_t extra : {1, 7, 255}) this->check(whole_steps + extra, narrow);
+        this->check(whole_steps, narrow, 3);
+    }
+    this->check(kBytes / (16 * sizeof(TypeParam)) + 5, 16, 0, 1);
+}
+
 // Rows and columns multiples of 16 bytes: on sm_90+ the bulk-copy kernel, whose boxes (128-byte
 // rows x 128 input rows) are clipped at every edge here: partial boxes in one or both
 // dimensions, a single partial box, more tiles than resident blocks. 2-byte elements take every

@@ -20,6 +20,7 @@
 #include "kernels/reduce_ops.cuh"
 #include "kernels/reduce_rows_kernels.cuh"
 #include "kernels/transpose_kernel.cuh"
+#include "kernels/transpose_narrow_sectors_kernel.cuh"
 #include "kernels/transpose_pair_tile_kernel.cuh"
 #include "kernels/transpose_pairs_kernel.cuh"
 #include "tuning_policy.hpp"
@@ -538,6 +539,57 @@ void check_narrow_pairs(simtStream_t stream) {
 
 TEST_F(SimtExecution, NarrowTransposeInPairsOfTwoByteWords) { check_narrow_pairs<std::uint16_t>(stream_); }
 TEST_F(SimtExecution, NarrowTransposeInPairsOfFourByteWords) { check_narrow_pairs<std::uint32_t>(stream_); }
+
+// The few-columns kernel that writes each output row in windows on its sector boundaries (the
+// launcher's threads and rows per step), length x kNarrow: long sides short of, at and past a
+// step's end, on and off sectors, outputs at element offsets inside a sector, a grid of one block
+// (every step in the loop) and of every step; every element in place, poison before and after.
+template <class Word, int kNarrow>
+void check_narrow_sectors(simtStream_t stream, std::mt19937& rng) {
+    using Policy = gpucore::gpu::TuningPolicy::Transpose;
+    constexpr int kPositions = Policy::kNarrowSectorsPositions;
+    constexpr int kThreads = Policy::narrow_sectors_threads(sizeof(Word));
+    constexpr auto kernel = gpucore::gpu::transpose_narrow_sectors_kernel<Word, kNarrow, kThreads, kPositions>;
+    constexpr Word kPoison = static_cast<Word>(0xA5A5A5A5u);
+    constexpr std::size_t kPad = 40; // poison words on each side of the output
+    for (const std::size_t length : {5, 17, 255, 256, 257, 272, 529, 1040, 1301}) {
+        const std::size_t n = length * kNarrow;
+        std::vector<Word> in(n);
+        for (auto& x : in) x = static_cast<Word>(rng());
+        const std::size_t steps = (length + kPositions - 1) / kPositions;
+        for (const std::size_t offset : {0, 1, 3, 5}) {
+            for (const auto grid : {std::size_t{1}, steps}) {
+                SCOPED_TRACE(std::to_string(sizeof(Word)) + "-byte words, " + std::to_string(length) + " x " +
+                             std::to_string(kNarrow) + ", output at +" + std::to_string(offset) + ", grid " +
+                             std::to_string(grid));
+                DeviceArray<Word> d_in(n), d_out(n + 2 * kPad);
+                std::copy(in.begin(), in.end(), d_in.data);
+                std::fill(d_out.data, d_out.data + n + 2 * kPad, kPoison);
+                Word* out = d_out.data + kPad + offset; // the allocation starts on 16 bytes or more
+                launch_kernel(kernel, static_cast<unsigned>(grid), kThreads, 0, stream, d_in.data, out, length);
+                ASSERT_EQ(simtStreamSynchronize(stream), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+                for (std::size_t i = 0; i < n; ++i) {
+                    ASSERT_EQ(out[i], in[(i % length) * kNarrow + i / length]) << "out[" << i << "]";
+                }
+                for (std::size_t i = 0; i < kPad + offset; ++i) ASSERT_EQ(d_out.data[i], kPoison) << "before, " << i;
+                for (std::size_t i = kPad + offset + n; i < n + 2 * kPad; ++i) {
+                    ASSERT_EQ(d_out.data[i], kPoison) << "past the end, " << i;
+                }
+            }
+        }
+    }
+}
+
+TEST_F(SimtExecution, NarrowTransposeInSectorWindows) {
+    std::mt19937 rng(23);
+    check_narrow_sectors<std::uint16_t, 8>(stream_, rng);  // rows of one 16-byte load
+    check_narrow_sectors<std::uint16_t, 9>(stream_, rng);  // rows of 2-byte loads
+    check_narrow_sectors<std::uint16_t, 12>(stream_, rng); // rows of 8-byte loads
+    check_narrow_sectors<std::uint16_t, 16>(stream_, rng);
+    check_narrow_sectors<std::uint32_t, 9>(stream_, rng);  // rows of 4-byte loads
+    check_narrow_sectors<std::uint32_t, 14>(stream_, rng);
+    check_narrow_sectors<std::uint32_t, 16>(stream_, rng);
+}
 
 TEST_F(SimtExecution, SharedMemoryIsPerBlock) {
     DeviceArray<unsigned> wrong(1);
