@@ -229,8 +229,8 @@ bool launch_narrow_sectors(std::size_t cols, const void* in, void* out, std::siz
     return launched;
 }
 
-// Few columns whose output rows are off sectors, where the policy takes the shape: the kernel that
-// writes each output row in windows on its sector boundaries. False (nothing launched) otherwise.
+// Few columns where the policy takes the shape: the kernel that writes each output row in windows
+// on its sector boundaries. False (nothing launched) otherwise.
 template <class Word>
 bool transpose_narrow_in_sectors(const void* in, void* out, std::size_t rows, std::size_t cols,
                                  const LaunchContext& ctx) {
@@ -238,7 +238,7 @@ bool transpose_narrow_in_sectors(const void* in, void* out, std::size_t rows, st
     static_assert(sizeof(Word) == 2 || sizeof(Word) == 4, "the policy takes 2- and 4-byte words");
     const bool rows_off_sectors =
         (rows * sizeof(Word)) % Policy::kSectorBytes != 0 || !starts_on(out, Policy::kSectorBytes);
-    if (!rows_off_sectors || !Policy::narrow_sectors(sizeof(Word), rows, cols)) return false;
+    if (!Policy::narrow_sectors(sizeof(Word), rows, cols, rows_off_sectors)) return false;
     constexpr int kFirst = sizeof(Word) == 2 ? 8 : 9; // the policy's fewest columns
     return launch_narrow_sectors<Word, kFirst>(cols, in, out, rows, ctx,
                                                std::make_index_sequence<Policy::kNarrow - kFirst + 1>{});
@@ -257,11 +257,11 @@ bool transpose_narrow(const void* in, void* out, std::size_t rows, std::size_t c
     const auto* words_in = static_cast<const Word*>(in);
     auto* words_out = static_cast<Word*>(out);
     const std::size_t steps = static_cast<std::size_t>(Policy::kNarrow) / narrow;
-    if constexpr (sizeof(Word) == 2) {
-        if (transpose_narrow_in_bulk<Word>(in, out, rows, cols, ctx)) return true;
-    }
     if constexpr (sizeof(Word) <= 4) {
         if (transpose_narrow_in_sectors<Word>(in, out, rows, cols, ctx)) return true;
+    }
+    if constexpr (sizeof(Word) == 2) {
+        if (transpose_narrow_in_bulk<Word>(in, out, rows, cols, ctx)) return true;
     }
     if constexpr (sizeof(Word) <= 4) { // 8-byte words move one per access
         constexpr std::size_t kPairBytes = 2 * sizeof(Word);

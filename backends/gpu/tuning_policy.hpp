@@ -307,24 +307,31 @@ struct TuningPolicy {
             if (word_bytes > 4 || rows * cols * word_bytes <= kNarrowPairsMinBytes) return false;
             return rows <= cols || cols <= kNarrowPairsMaxColumns;
         }
-        // Few columns whose output rows are off 32-byte sectors (the launcher checks: a long side
-        // that is not a multiple of a sector's words, or an output inside a sector) move through
-        // transpose_narrow_sectors_kernel.cuh: 2-byte words of 8 to kNarrow columns and 4-byte
-        // words of 9 to kNarrow, in arrays of at least kNarrowSectorsMinBytes, where the input
-        // starts on the kernel's load; kNarrowSectorsPositions rows per block step and
-        // narrow_sectors_threads() threads. Its stores are whole sectors where the other narrow
-        // kernels leave partial ones at each piece's ends (BENCHMARKS.md: few columns with output
-        // rows off sectors). Smaller arrays were not timed; 8-byte words were slower (2097153 x
-        // 16 0.75 of a copy).
+        // Few columns in arrays of at least kNarrowSectorsMinBytes move through
+        // transpose_narrow_sectors_kernel.cuh (kNarrowSectorsPositions rows per block step,
+        // narrow_sectors_threads() threads, the input on the kernel's loads: the launcher checks):
+        // 4-byte words of 9 to kNarrow columns, and 2-byte words of 8 to kNarrow columns whose
+        // output rows are off 32-byte sectors (a long side off a sector's words, or an output
+        // inside a sector) or whose input rows are whole 8-byte loads (8, 12 or 16 columns). Its
+        // stores are whole sectors where the other narrow kernels leave partial ones at each
+        // piece's ends: f16 4194305 x 16 0.98 of a copy against 0.70, 4194305 x 9 0.86 against
+        // 0.60; on sectors f16 4194304 x 16 0.94 against 0.88-0.89 (the bulk copy engine), f32
+        // 4194304 x 9 0.92 against 0.86. Rows on sectors of 2-byte words in 2-byte loads (9
+        // columns: 0.80-0.82 against 0.94-0.96), narrower sides (2-byte 4 columns 0.76 against
+        // 0.90, 4-byte 8 columns 0.95 against 0.97) and 8-byte words (2097153 x 16 0.75) were
+        // slower; smaller arrays were not timed (BENCHMARKS.md: few columns through sector
+        // windows).
         static constexpr int kNarrowSectorsPositions = 256;
         static constexpr std::size_t kNarrowSectorsMinBytes = std::size_t{8} << 20;
         static constexpr int narrow_sectors_threads(std::size_t word_bytes) { return word_bytes == 2 ? 128 : 256; }
-        static constexpr bool narrow_sectors(std::size_t word_bytes, std::size_t rows, std::size_t cols) {
+        static constexpr bool narrow_sectors(std::size_t word_bytes, std::size_t rows, std::size_t cols,
+                                             bool rows_off_sectors) {
             if (cols >= rows || cols > static_cast<std::size_t>(kNarrow) ||
                 rows * cols * word_bytes < kNarrowSectorsMinBytes) {
                 return false;
             }
-            return (word_bytes == 2 && cols >= 8) || (word_bytes == 4 && cols >= 9);
+            if (word_bytes == 4) return cols >= 9;
+            return word_bytes == 2 && cols >= 8 && (rows_off_sectors || cols % 4 == 0);
         }
         // On sm_90+ (CUDA) 2-byte narrow shapes move through the bulk copy engine
         // (transpose_narrow_bulk_kernel.cuh), kNarrowBulkThreads threads and kNarrowBulkStages

@@ -147,18 +147,19 @@ TYPED_TEST(Transpose, NarrowSidesInPairsOverEightMiB) {
     this->check(kBytes / (7 * sizeof(TypeParam)) | 1, 7, 1);
 }
 
-// Few columns in arrays of at least kNarrowSectorsMinBytes whose output rows are off sectors (long
-// sides off a sector's words, or the output at an element offset): for 2-byte words of 8-16
-// columns and 4-byte words of 9-16, the kernel writing each output row in windows on its sector
-// boundaries; the first, middle and last steps of every row. An input off its loads' boundary
-// takes the other narrow kernels.
-TYPED_TEST(Transpose, FewColumnsWithOutputRowsOffSectors) {
+// Few columns in arrays of at least kNarrowSectorsMinBytes, output rows off sectors (long sides off
+// a sector's words, or the output at an element offset) and on them: for 4-byte words of 9-16
+// columns and 2-byte words of 8-16 (on sectors: 8, 12 and 16), the kernel writing each output row
+// in windows on its sector boundaries; the first, middle and last steps of every row. An input off
+// its loads' boundary takes the other narrow kernels.
+TYPED_TEST(Transpose, FewColumnsThroughSectorWindows) {
     using Policy = gpucore::gpu::TuningPolicy::Transpose;
     constexpr std::size_t kBytes = Policy::kNarrowSectorsMinBytes;
     constexpr std::size_t kStep = Policy::kNarrowSectorsPositions;
-    for (const std::size_t narrow : {8, 9, 13, 16}) {
+    for (const std::size_t narrow : {8, 9, 12, 13, 16}) {
         const std::size_t whole_steps = (kBytes / (narrow * sizeof(TypeParam)) / kStep + 1) * kStep;
         for (const std::size_t extra : {1, 7, 255}) this->check(whole_steps + extra, narrow);
+        this->check(whole_steps, narrow);
         this->check(whole_steps, narrow, 3);
     }
     this->check(kBytes / (16 * sizeof(TypeParam)) + 5, 16, 0, 1);

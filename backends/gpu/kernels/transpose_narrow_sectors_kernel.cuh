@@ -1,22 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// Narrow transposes of few columns (kNarrow 2..16) whose output rows are off 32-byte sectors: a long
-// side that is not a multiple of a sector's words, or an output that starts inside a sector, puts
-// each output row off its sector boundary by its own shift. Stores of a piece of such a row leave a
-// partial sector at each end, and the L2 takes more write requests for partial sectors than for
-// whole ones: 2-byte words at 4194305 x 16 read 0.70 of a copy in the thread-staged kernel and
-// 0.51 with each thread storing its own row's words, where the same stores on sector boundaries
-// read 0.87 (BENCHMARKS.md: few columns with output rows off sectors).
+// Narrow transposes of few columns (kNarrow 2..16) with every output row written in whole 32-byte
+// sectors. A long side that is not a multiple of a sector's words, or an output that starts inside
+// a sector, puts each output row off its sector boundary by its own shift. Stores of a piece of
+// such a row leave a partial sector at each end, and the L2 takes more write requests for partial
+// sectors than for whole ones: 2-byte words at 4194305 x 16 read 0.70 of a copy in the
+// thread-staged kernel and 0.51 with each thread storing its own row's words, where the same stores
+// on sector boundaries (4194304 x 16) read 0.87. With rows on sectors the kernel was also faster
+// than the thread-staged and the bulk-copy kernels where the policy takes it (not profiled;
+// BENCHMARKS.md: few columns through sector windows).
 //
 // A block moves kPositions consecutive input rows [p0, p0 + kPositions) at a time. Each thread
 // loads whole input rows (kNarrow words, in the widest loads their size allows) and puts word n of
 // row p at slot p of staged row n in shared memory, so a load is one coalesced row and the stores
-// to shared memory need no division. Output row n is then written in a window shifted back by
-// its shift s_n onto a sector boundary: [p0 - s_n, p0 + kPositions - s_n), in 16-byte stores. The
+// to shared memory need no division. Output row n is then written in a window shifted back by its
+// shift s_n onto a sector boundary: [p0 - s_n, p0 + kPositions - s_n), in 16-byte stores. The
 // window reaches back at most a sector's words less one, so a block also stages the sector's worth
-// of rows before p0 (kHalo; read by its neighbour too, 1 row in 17 for 2-byte words). Neighbouring
-// blocks meet on sector boundaries and every sector is written whole by one block, except the
-// array's first and last, whose windows start at 0 and end at the long side. s_n depends on n
-// alone (kPositions is a multiple of a sector's words), and each staged row starts where its
+// of rows before p0 (kHalo, read by its neighbour too: 16 rows per 256 for 2-byte words).
+// Neighbouring blocks meet on sector boundaries and every sector is written whole by one block,
+// except the array's first and last, whose windows start at 0 and end at the long side. s_n depends
+// on n alone (kPositions is a multiple of a sector's words), and each staged row starts where its
 // window's first 16 bytes fall on a 16-byte boundary of shared memory.
 #pragma once
 
