@@ -312,11 +312,12 @@ struct TuningPolicy {
         // narrow_sectors_threads() threads, the input on the kernel's loads: the launcher checks):
         // 4-byte words of 9 to kNarrow columns, and 2-byte words of 8 to kNarrow columns whose
         // output rows are off 32-byte sectors (a long side off a sector's words, or an output
-        // inside a sector) or whose input rows are whole 8-byte loads (8, 12 or 16 columns). Its
+        // inside a sector) or of 12 or 16 columns (rows of whole 8-byte loads; 8 columns on sectors
+        // were level with the bulk copy engine, 0.93-0.95 of a copy against 0.93-0.94). Its
         // stores are whole sectors where the other narrow kernels leave partial ones at each
-        // piece's ends: f16 4194305 x 16 0.98 of a copy against 0.70, 4194305 x 9 0.86 against
-        // 0.60; on sectors f16 4194304 x 16 0.94 against 0.88-0.89 (the bulk copy engine), f32
-        // 4194304 x 9 0.92 against 0.86. Rows on sectors of 2-byte words in 2-byte loads (9
+        // piece's ends: f16 4194305 x 16 0.99 of a copy against 0.69-0.71, 4194305 x 9 0.88-0.89
+        // against 0.60; on sectors f16 4194304 x 16 0.94 against 0.89-0.90 (the bulk copy engine),
+        // f32 4194304 x 9 0.92-0.93 against 0.85-0.86. Rows on sectors of 2-byte words in 2-byte loads (9
         // columns: 0.80-0.82 against 0.94-0.96), narrower sides (2-byte 4 columns 0.76 against
         // 0.90, 4-byte 8 columns 0.95 against 0.97) and 8-byte words (2097153 x 16 0.75) were
         // slower; smaller arrays were not timed (BENCHMARKS.md: few columns through sector
@@ -331,7 +332,7 @@ struct TuningPolicy {
                 return false;
             }
             if (word_bytes == 4) return cols >= 9;
-            return word_bytes == 2 && cols >= 8 && (rows_off_sectors || cols % 4 == 0);
+            return word_bytes == 2 && cols >= 8 && (rows_off_sectors || cols == 12 || cols == 16);
         }
         // On sm_90+ (CUDA) 2-byte narrow shapes move through the bulk copy engine
         // (transpose_narrow_bulk_kernel.cuh), kNarrowBulkThreads threads and kNarrowBulkStages

@@ -149,7 +149,7 @@ TYPED_TEST(Transpose, NarrowSidesInPairsOverEightMiB) {
 
 // Few columns in arrays of at least kNarrowSectorsMinBytes, output rows off sectors (long sides off
 // a sector's words, or the output at an element offset) and on them: for 4-byte words of 9-16
-// columns and 2-byte words of 8-16 (on sectors: 8, 12 and 16), the kernel writing each output row
+// columns and 2-byte words of 8-16 (on sectors: 12 and 16), the kernel writing each output row
 // in windows on its sector boundaries; the first, middle and last steps of every row. An input off
 // its loads' boundary takes the other narrow kernels.
 TYPED_TEST(Transpose, FewColumnsThroughSectorWindows) {
