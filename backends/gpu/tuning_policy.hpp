@@ -313,15 +313,14 @@ struct TuningPolicy {
         // 4-byte words of 9 to kNarrow columns, and 2-byte words of 8 to kNarrow columns whose
         // output rows are off 32-byte sectors (a long side off a sector's words, or an output
         // inside a sector) or of 12 or 16 columns (rows of whole 8-byte loads; 8 columns on sectors
-        // were level with the bulk copy engine, 0.93-0.95 of a copy against 0.93-0.94). Its
-        // stores are whole sectors where the other narrow kernels leave partial ones at each
-        // piece's ends: f16 4194305 x 16 0.99 of a copy against 0.69-0.71, 4194305 x 9 0.88-0.89
-        // against 0.60; on sectors f16 4194304 x 16 0.94 against 0.89-0.90 (the bulk copy engine),
-        // f32 4194304 x 9 0.92-0.93 against 0.85-0.86. Rows on sectors of 2-byte words in 2-byte loads (9
-        // columns: 0.80-0.82 against 0.94-0.96), narrower sides (2-byte 4 columns 0.76 against
-        // 0.90, 4-byte 8 columns 0.95 against 0.97) and 8-byte words (2097153 x 16 0.75) were
-        // slower; smaller arrays were not timed (BENCHMARKS.md: few columns through sector
-        // windows).
+        // were level with the bulk copy engine, 0.93-0.95 of a copy against 0.93-0.94). Its stores
+        // are whole sectors where the other narrow kernels leave partial ones at each piece's ends:
+        // f16 4194305 x 16 0.99 of a copy against 0.69-0.71, 4194305 x 9 0.88-0.89 against 0.60; on
+        // sectors f16 4194304 x 16 0.94 against 0.89-0.90 (the bulk copy engine), f32 4194304 x 9
+        // 0.92-0.93 against 0.85-0.86. Rows on sectors of 2-byte words in 2-byte loads (9 columns:
+        // 0.80-0.82 against 0.94-0.96), narrower sides (2-byte 4 columns 0.76 against 0.90, 4-byte
+        // 8 columns 0.95 against 0.97) and 8-byte words (2097153 x 16 0.75) were slower; smaller
+        // arrays were not timed (BENCHMARKS.md: few columns through sector windows).
         static constexpr int kNarrowSectorsPositions = 256;
         static constexpr std::size_t kNarrowSectorsMinBytes = std::size_t{8} << 20;
         static constexpr int narrow_sectors_threads(std::size_t word_bytes) { return word_bytes == 2 ? 128 : 256; }
