@@ -38,8 +38,7 @@ struct NarrowSectors {
     static constexpr int kVecWords = 16 / static_cast<int>(sizeof(Word)); // one 16-byte store
     static constexpr int kHalo = kSectorWords;                          // keeps staged loads aligned
     static_assert(kPositions % kSectorWords == 0, "every block's window shifts alike");
-    // Room for the shift onto a 16-byte boundary, and two words more: neighbouring staged rows then
-    // start on different banks.
+    // Room for the shift onto a 16-byte boundary, and two words more (the pitch that was timed).
     static constexpr int kPitch = kHalo + kPositions + kVecWords + 2;
     // 16-byte groups per output row; the last block's window reaches up to a sector further.
     static constexpr int kGroups = (kPositions + kSectorWords) / kVecWords;
