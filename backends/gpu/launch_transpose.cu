@@ -239,7 +239,7 @@ bool transpose_narrow_in_sectors(const void* in, void* out, std::size_t rows, st
     const bool rows_off_sectors =
         (rows * sizeof(Word)) % Policy::kSectorBytes != 0 || !starts_on(out, Policy::kSectorBytes);
     if (!Policy::narrow_sectors(sizeof(Word), rows, cols, rows_off_sectors)) return false;
-    constexpr int kFirst = sizeof(Word) == 2 ? 8 : 9; // the policy's fewest columns
+    constexpr int kFirst = Policy::narrow_sectors_min_columns(sizeof(Word));
     return launch_narrow_sectors<Word, kFirst>(cols, in, out, rows, ctx,
                                                std::make_index_sequence<Policy::kNarrow - kFirst + 1>{});
 }

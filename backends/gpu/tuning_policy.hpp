@@ -324,14 +324,16 @@ struct TuningPolicy {
         static constexpr int kNarrowSectorsPositions = 256;
         static constexpr std::size_t kNarrowSectorsMinBytes = std::size_t{8} << 20;
         static constexpr int narrow_sectors_threads(std::size_t word_bytes) { return word_bytes == 2 ? 128 : 256; }
+        static constexpr int narrow_sectors_min_columns(std::size_t word_bytes) { return word_bytes == 2 ? 8 : 9; }
         static constexpr bool narrow_sectors(std::size_t word_bytes, std::size_t rows, std::size_t cols,
                                              bool rows_off_sectors) {
             if (cols >= rows || cols > static_cast<std::size_t>(kNarrow) ||
                 rows * cols * word_bytes < kNarrowSectorsMinBytes) {
                 return false;
             }
-            if (word_bytes == 4) return cols >= 9;
-            return word_bytes == 2 && cols >= 8 && (rows_off_sectors || cols == 12 || cols == 16);
+            if (word_bytes != 2 && word_bytes != 4) return false;
+            if (cols < static_cast<std::size_t>(narrow_sectors_min_columns(word_bytes))) return false;
+            return word_bytes == 4 || rows_off_sectors || cols == 12 || cols == 16;
         }
         // On sm_90+ (CUDA) 2-byte narrow shapes move through the bulk copy engine
         // (transpose_narrow_bulk_kernel.cuh), kNarrowBulkThreads threads and kNarrowBulkStages
