@@ -16,6 +16,7 @@
 #include "kernels/transpose_narrow_sectors_kernel.cuh"
 #include "kernels/transpose_pair_tile_kernel.cuh"
 #include "kernels/transpose_pairs_kernel.cuh"
+#include "kernels/transpose_realigned_vectors_kernel.cuh"
 #include "launch.hpp"
 #include "op_slot.hpp"
 #include "occupancy.hpp"
@@ -308,8 +309,9 @@ bool transpose_in_pair_tiles(const void* in, void* out, std::size_t rows, std::s
 
 // The tile kernel: kSmallTile tiles for small arrays, kTile otherwise; 32-bit positions when every
 // element's fits (`small`: small_index). 2-byte arrays with rows off 4-byte pairs or output rows
-// off 32-byte sectors take the realigned-pair kernel where the policy says it pays; other output
-// rows off sectors take sector-aligned writes where it says they pay, and 2-byte arrays over
+// off 32-byte sectors take the realigned-pair kernel where the policy says it pays, and large
+// 4-byte arrays with output rows off sectors the realigned-vector kernel; other output rows off
+// sectors take sector-aligned writes where it says they pay, and 2-byte arrays over
 // kSmallTileMaxBytes16 their own block shape. kDown: the tiles' order (the policy's tiles_down).
 template <class Word, bool kDown>
 void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t cols, bool small,
@@ -348,6 +350,14 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
         if (bytes <= Policy::kSectorSmallTileMaxBytes) {
             launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows, kSectorBytes, kDown>,
                    Policy::kSmallTile);
+        } else if (Policy::realigned_vectors(sizeof(Word), bytes)) {
+            constexpr int kTileRows = Policy::kRealignedVectorTileRows;
+            constexpr int kTileCols = Policy::kRealignedVectorTileCols;
+            constexpr int kThreads = Policy::kRealignedVectorThreads;
+            launch_kernel(
+                transpose_realigned_vectors_kernel<Word, kTileRows, kTileCols, kThreads, Policy::kRealignedVectorLanes, kDown>,
+                tile_grid(rows, cols, kTileRows, kTileCols, kThreads), kThreads, 0, ctx.stream, words_in, words_out,
+                static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
         } else {
             launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows, kSectorBytes, kDown>,
                    Policy::kTile);

@@ -190,6 +190,39 @@ TYPED_TEST(Transpose, OutputRowsOffSectors) {
     this->check(4099, 2051, 0);
 }
 
+// 4-byte arrays over kSectorSmallTileMaxBytes whose output rows start off sectors: the
+// realigned-vector kernel. Every row count modulo a sector's words, column counts on and off 16
+// bytes, the last tile row of one row and the last tile column of one column, inputs 0..3 words
+// past a 16-byte boundary and outputs at word offsets, tiles along the rows and down the columns
+// of tiles; the output on sectors with rows of whole sectors (the tile kernel) beside it.
+TYPED_TEST(Transpose, FourByteRowsOffSectorsInRealignedVectors) {
+    if constexpr (sizeof(TypeParam) != 4) {
+        GTEST_SKIP() << "4-byte elements only";
+    } else {
+        using Policy = gpucore::gpu::TuningPolicy::Transpose;
+        constexpr std::size_t kMinElements = Policy::kSectorSmallTileMaxBytes / sizeof(TypeParam) + 1;
+        const std::size_t tile_rows = Policy::kRealignedVectorTileRows;
+        const std::size_t tile_cols = Policy::kRealignedVectorTileCols;
+        for (std::size_t rows = 8 * tile_rows + 1; rows <= 8 * tile_rows + 8; ++rows) {
+            const std::size_t cols = (kMinElements + rows - 1) / rows + rows % 4; // every count modulo 4
+            this->check(rows, cols, 0, rows / 2 % 4);
+        }
+        const std::size_t rows = 20 * tile_rows + 1; // a last tile row of one row
+        const std::size_t cols = (kMinElements / rows + tile_cols) / tile_cols * tile_cols + 1; // and column
+        ASSERT_TRUE(Policy::realigned_vectors(sizeof(TypeParam), rows * cols * sizeof(TypeParam)));
+        for (const std::size_t out_offset : {1, 5}) {
+            for (const std::size_t in_offset : {0, 3}) this->check(rows, cols, out_offset, in_offset);
+        }
+        this->check(cols, rows, 3, 2);
+        const std::size_t down_rows = 3 * tile_rows + 5;
+        const std::size_t down_cols = Policy::kTilesDownMinBytes / (down_rows * sizeof(TypeParam)) | 1;
+        ASSERT_TRUE(Policy::tiles_down(down_rows * down_cols * sizeof(TypeParam)));
+        this->check(down_rows, down_cols, 2, 1);
+        this->check(down_cols, down_rows);
+        this->check(8 * tile_rows, kMinElements / (8 * tile_rows) + 1, 0, 1); // output rows on sectors
+    }
+}
+
 // Arrays of at least kTilesDownMinBytes, whose tiles go down the columns of tiles: odd sides (the
 // last tile of every column and row partial), outputs on and off sectors, inputs off pairs.
 TYPED_TEST(Transpose, TilesDownTheColumns) {

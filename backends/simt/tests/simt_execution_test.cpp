@@ -23,6 +23,7 @@
 #include "kernels/transpose_narrow_sectors_kernel.cuh"
 #include "kernels/transpose_pair_tile_kernel.cuh"
 #include "kernels/transpose_pairs_kernel.cuh"
+#include "kernels/transpose_realigned_vectors_kernel.cuh"
 #include "tuning_policy.hpp"
 
 namespace {
@@ -368,6 +369,56 @@ TEST_F(SimtExecution, RealignedPairTransposeAtEveryOffset) {
                             const std::size_t c = (i - offset) / rows, r = (i - offset) % rows;
                             ASSERT_EQ(d_out.data[i], inside ? in[r * cols + c] : std::uint16_t{0xA5A5})
                                 << "out[" << i << "]";
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+// The 4-byte realigned-vector transpose at the launcher's tile shape, on both sides of its tiles'
+// edges and the sectors' (odd and even row and column counts, inner tiles whose loads skip the edge
+// checks, a last tile row of one row and a last tile column of one column, outputs 0..8 words past
+// a sector boundary, inputs 0..3 words past a 16-byte boundary), with a grid of one block (every
+// tile in the loop) and of every tile, tiles along the rows of tiles and down the columns.
+TEST_F(SimtExecution, RealignedVectorTransposeAtEveryOffset) {
+    using Policy = gpucore::gpu::TuningPolicy::Transpose;
+    constexpr int kTileRows = Policy::kRealignedVectorTileRows;
+    constexpr int kTileCols = Policy::kRealignedVectorTileCols;
+    constexpr int kThreads = Policy::kRealignedVectorThreads;
+    constexpr int kLanes = Policy::kRealignedVectorLanes;
+    using gpucore::gpu::transpose_realigned_vectors_kernel;
+    constexpr auto across = transpose_realigned_vectors_kernel<std::uint32_t, kTileRows, kTileCols, kThreads, kLanes, false>;
+    constexpr auto down_kernel = transpose_realigned_vectors_kernel<std::uint32_t, kTileRows, kTileCols, kThreads, kLanes, true>;
+    constexpr std::uint32_t kPoison = 0xA5A5A5A5u;
+    std::mt19937 rng(11);
+    const std::pair<std::size_t, std::size_t> shapes[] = {{2, 3},    {7, 40},   {129, 33}, {257, 71},
+                                                          {300, 65}, {385, 97}, {264, 36}, {131, 104}};
+    for (const auto& [rows, cols] : shapes) {
+        const std::size_t n = rows * cols;
+        std::vector<std::uint32_t> in(n);
+        for (auto& x : in) x = static_cast<std::uint32_t>(rng());
+        const std::size_t tiles = ((rows + kTileRows - 1) / kTileRows) * ((cols + kTileCols - 1) / kTileCols);
+        for (std::size_t in_offset = 0; in_offset <= 3; ++in_offset) {
+            for (std::size_t offset = 0; offset <= 8; ++offset) {
+                for (const auto grid : {std::size_t{1}, tiles}) {
+                    for (const bool down : {false, true}) {
+                        SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", input at +" +
+                                     std::to_string(in_offset) + ", output at +" + std::to_string(offset) + ", grid " +
+                                     std::to_string(grid) + (down ? ", tiles down" : ", tiles across"));
+                        DeviceArray<std::uint32_t> d_in(n + 3), d_out(n + 16);
+                        std::copy(in.begin(), in.end(), d_in.data + in_offset);
+                        std::fill(d_out.data, d_out.data + n + 16, kPoison);
+                        launch_kernel(down ? down_kernel : across, static_cast<unsigned>(grid), kThreads, 0, stream_,
+                                      d_in.data + in_offset, d_out.data + offset, static_cast<std::uint32_t>(rows),
+                                      static_cast<std::uint32_t>(cols));
+                        ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess)
+                            << simtGetErrorString(simtErrorLaunchFailure);
+                        for (std::size_t i = 0; i < n + 16; ++i) {
+                            const bool inside = i >= offset && i < offset + n;
+                            const std::size_t c = (i - offset) / rows, r = (i - offset) % rows;
+                            ASSERT_EQ(d_out.data[i], inside ? in[r * cols + c] : kPoison) << "out[" << i << "]";
                         }
                     }
                 }
