@@ -307,6 +307,27 @@ bool transpose_in_pair_tiles(const void* in, void* out, std::size_t rows, std::s
     return true;
 }
 
+// The realigned-vector kernel where the policy takes the array (32-bit positions: the caller
+// checks); false (nothing launched) otherwise.
+template <class Word, bool kDown>
+bool transpose_in_realigned_vectors(const Word* in, Word* out, std::size_t rows, std::size_t cols,
+                                    const LaunchContext& ctx) {
+    using Policy = TuningPolicy::Transpose;
+    if constexpr (sizeof(Word) != 4) { // the policy's only size: no other instantiations
+        return false;
+    } else {
+        if (!Policy::realigned_vectors(sizeof(Word), rows * cols * sizeof(Word))) return false;
+        constexpr int kTileRows = Policy::kRealignedVectorTileRows;
+        constexpr int kTileCols = Policy::kRealignedVectorTileCols;
+        constexpr int kThreads = Policy::kRealignedVectorThreads;
+        launch_kernel(
+            transpose_realigned_vectors_kernel<Word, kTileRows, kTileCols, kThreads, Policy::kRealignedVectorLanes, kDown>,
+            tile_grid(rows, cols, kTileRows, kTileCols, kThreads), kThreads, 0, ctx.stream, in, out,
+            static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
+        return true;
+    }
+}
+
 // The tile kernel: kSmallTile tiles for small arrays, kTile otherwise; 32-bit positions when every
 // element's fits (`small`: small_index). 2-byte arrays with rows off 4-byte pairs or output rows
 // off 32-byte sectors take the realigned-pair kernel where the policy says it pays, and large
@@ -350,15 +371,7 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
         if (bytes <= Policy::kSectorSmallTileMaxBytes) {
             launch(transpose_kernel<Word, std::uint32_t, Policy::kSmallTile, Policy::kBlockRows, kSectorBytes, kDown>,
                    Policy::kSmallTile);
-        } else if (Policy::realigned_vectors(sizeof(Word), bytes)) {
-            constexpr int kTileRows = Policy::kRealignedVectorTileRows;
-            constexpr int kTileCols = Policy::kRealignedVectorTileCols;
-            constexpr int kThreads = Policy::kRealignedVectorThreads;
-            launch_kernel(
-                transpose_realigned_vectors_kernel<Word, kTileRows, kTileCols, kThreads, Policy::kRealignedVectorLanes, kDown>,
-                tile_grid(rows, cols, kTileRows, kTileCols, kThreads), kThreads, 0, ctx.stream, words_in, words_out,
-                static_cast<std::uint32_t>(rows), static_cast<std::uint32_t>(cols));
-        } else {
+        } else if (!transpose_in_realigned_vectors<Word, kDown>(words_in, words_out, rows, cols, ctx)) {
             launch(transpose_kernel<Word, std::uint32_t, Policy::kTile, Policy::kBlockRows, kSectorBytes, kDown>,
                    Policy::kTile);
         }
