@@ -9,9 +9,9 @@
 //
 // A block moves a tile of kTileRows input rows x kTileCols input columns. Loads: each input row of
 // the tile is read as kTileCols / kVec + 1 vectors from the 16-byte boundary at or before the
-// tile's first column (its shift s, 0..kVec-1, depends on the row), and each word lands in shared
-// memory at its column in the tile, so the staged tile is the same whatever the shifts. The kHalo
-// input rows above the tile are read too (see below).
+// tile's first column (its shift s, 0..kVec-1, depends on the row) and staged as loaded; the
+// stores find column c of a row at c + s. The kHalo input rows above the tile are read too (see
+// below).
 //
 // Stores: groups of kLanes threads take whole output rows, each thread vectors of the row's
 // window. The window of output row j is [tile_row - s_j, tile_row + kTileRows - s_j), s_j the
@@ -44,7 +44,10 @@ struct RealignedVectorMover {
     // kVec - 1 words before it. (The first tile row's windows start at 0, and their vectors from
     // the boundary before it reach their ends in kPasses.)
     static constexpr int kEdgePasses = (kTileRows + kSector - 1 + kVec - 1 + kVec * kLanes - 1) / (kVec * kLanes);
-    static constexpr int kPitch = kTileCols + 1; // a word of padding: column walks on distinct banks
+    // A staged row's words and one more: row i's vector v starts on bank 5i + 4v (mod 32) for
+    // 4-byte words, so a warp's vector stores of about four rows, and a group's column walk (rows
+    // kVec apart), fall on distinct banks.
+    static constexpr int kPitch = kRowVectors * kVec + 1;
     static_assert(kTileCols % kVec == 0 && kTileRows % (kVec * kLanes) == 0, "whole vectors");
     static_assert(kThreads % kLanes == 0 && kTileCols % kGroups == 0, "whole groups of output rows");
     using Buffer = Word[kStagedRows][kPitch];
@@ -58,13 +61,14 @@ struct RealignedVectorMover {
     Index in_address;
     Index out_address;
 
-    // Loads the tile's rows into `tile`: staged row i is input row tile_row - kHalo + i, word by
-    // word where the tile is at the array's edges (rows may be missing, and a vector may reach past
-    // either end of the array), else in whole vectors, every one of them in flight at once.
+    // Loads the tile's rows into `tile`: staged row i is input row tile_row - kHalo + i, its words
+    // from the vector boundary before column tile_col on (column c of the tile at c + s_i, s_i the
+    // row's shift: vectors go in whole, on distinct banks). Word by word where the tile is at the
+    // array's edges (rows may be missing, and a vector may reach past either end of the array),
+    // else in whole vectors, every one of them in flight at once.
     template <bool kEdge>
     __device__ __forceinline__ void stage(Buffer& tile, Index tile_row, Index tile_col, int thread) const {
         Pack<Word> loaded[kEdge ? 1 : kLoads];
-        int shifts[kEdge ? 1 : kLoads];
 #pragma unroll
         for (int k = 0; k < kLoads; ++k) { // constant trip counts
             const int id = thread + k * kThreads;
@@ -79,12 +83,11 @@ struct RealignedVectorMover {
                 for (int m = 0; m < kVec; ++m) {
                     const int col = kVec * v + m - shift; // the word's column in the tile
                     if (held && in_row < rows && col >= 0 && col < kTileCols && tile_col + col < cols) {
-                        tile[i][col] = in[first + col];
+                        tile[i][kVec * v + m] = in[first + col];
                     }
                 }
-            } else {
-                shifts[k] = shift;
-                if (held) loaded[k] = load_pack_readonly(in + first - shift + kVec * v, 0);
+            } else if (held) {
+                loaded[k] = load_pack_readonly(in + first - shift + kVec * v, 0);
             }
         }
         if constexpr (!kEdge) {
@@ -95,10 +98,7 @@ struct RealignedVectorMover {
                 const int v = id % kRowVectors;
                 if (i >= kStagedRows) continue;
 #pragma unroll
-                for (int m = 0; m < kVec; ++m) {
-                    const int col = kVec * v + m - shifts[k];
-                    if (col >= 0 && col < kTileCols) tile[i][col] = loaded[k].v[m];
-                }
+                for (int m = 0; m < kVec; ++m) tile[i][kVec * v + m] = loaded[k].v[m];
             }
         }
     }
@@ -118,6 +118,7 @@ struct RealignedVectorMover {
         const int lane = thread % kLanes;
         const int group = thread / kLanes;
         const bool last = tile_row + kTileRows >= rows; // windows up to kTileRows + kSector - 1 words
+        const Index shift_before = in_address + (tile_row - kHalo) * cols + tile_col; // staged row 0's, mod kVec
 #pragma unroll
         for (int k = 0; k < kTileCols / kGroups; ++k) {
             const int j = group + k * kGroups;
@@ -129,6 +130,12 @@ struct RealignedVectorMover {
             const int first = tile_row == 0 ? 0 : -shift;
             const int end = last ? static_cast<int>(rows - tile_row) : kTileRows - shift;
             const int vector0 = first - static_cast<int>((out_address + base + first) % kVec);
+            // Where column j sits in staged row vector0 + kHalo + m + kVec * n, whatever n: its shift.
+            int at[kVec];
+#pragma unroll
+            for (int m = 0; m < kVec; ++m) {
+                at[m] = j + static_cast<int>((shift_before + static_cast<Index>(vector0 + kHalo + m) * cols) % kVec);
+            }
             Word* row = out + base;
 #pragma unroll
             for (int h = 0; h < kEdgePasses; ++h) {
@@ -137,12 +144,12 @@ struct RealignedVectorMover {
                 if (q >= first && q + kVec <= end) {
                     Pack<Word> v;
 #pragma unroll
-                    for (int m = 0; m < kVec; ++m) v.v[m] = tile[q + m + kHalo][j];
+                    for (int m = 0; m < kVec; ++m) v.v[m] = tile[q + m + kHalo][at[m]];
                     store_pack(row + q, 0, v);
                 } else { // a window's first or last words
 #pragma unroll
                     for (int m = 0; m < kVec; ++m) {
-                        if (q + m >= first && q + m < end) row[q + m] = tile[q + m + kHalo][j];
+                        if (q + m >= first && q + m < end) row[q + m] = tile[q + m + kHalo][at[m]];
                     }
                 }
             }
@@ -150,9 +157,9 @@ struct RealignedVectorMover {
     }
 };
 
-// At least 1024 threads' blocks per SM: 64 registers a thread. Left to itself, at the launcher's
-// shape the compiler takes 94, three blocks of 256 threads fit an SM, and the kernel read 0.67-0.82
-// of a copy where it reads 0.86-0.96 (BENCHMARKS.md: realigned vectors).
+// At least 1024 threads' blocks per SM: at most 64 registers a thread. A form of this kernel that
+// kept each loaded row's shift took 94 without that bound, and read 0.67-0.82 of a copy where it
+// read 0.86-0.96 with it (BENCHMARKS.md: realigned vectors).
 template <class Word, int kTileRows, int kTileCols, int kThreads, int kLanes, bool kDown>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     transpose_realigned_vectors_kernel(const Word* in, Word* out, std::uint32_t rows, std::uint32_t cols) {
