@@ -190,10 +190,10 @@ struct TuningPolicy {
         // 4-byte elements whose output rows start off sectors, over kSectorSmallTileMaxBytes: the
         // realigned-vector kernel (transpose_realigned_vectors_kernel.cuh), tiles of
         // kRealignedVectorTileRows x kRealignedVectorTileCols, kRealignedVectorThreads threads in
-        // groups of kRealignedVectorLanes per output row: the fastest shape timed (8191 x 8193 0.90
-        // of a copy against the 64-word tiles' 0.83, 16383 x 16385 0.86 against 0.76, 2500 x 4001
-        // (38 MiB) 0.95 against 0.91). Smaller arrays were faster with the small tiles (2000 x 3001
-        // 1.09 against 1.00). 2-byte words ran at a quarter of their other kernels' speed in it,
+        // groups of kRealignedVectorLanes per output row: the fastest shape timed (8191 x 8193 0.91
+        // of a copy against the 64-word tiles' 0.83, 16383 x 16385 0.88 against 0.76, 2500 x 4001
+        // (38 MiB) 0.96-0.98 against 0.91). Smaller arrays were faster with the small tiles (2000 x
+        // 3001 1.09 against 1.00). 2-byte words ran at a quarter of their other kernels' speed in it,
         // 8-byte ones at 0.84-0.91 of a copy against 0.94-1.02 (BENCHMARKS.md: realigned vectors).
         static constexpr int kRealignedVectorTileRows = 128;
         static constexpr int kRealignedVectorTileCols = 32;
