@@ -328,92 +328,39 @@ TEST_F(SimtExecution, SubWarpRowsAtEveryWidthAndElementsPerLane) {
     check_sub_warp_rows<16, 8>(stream_);
 }
 
-// The 2-byte realigned-pair transpose at the launcher's tile shape, on both sides of its tiles'
-// edges and the sectors' (odd and even row and column counts, inner tiles whose loads skip the
-// edge checks, outputs 0..8 elements past a sector boundary, inputs on and off 4-byte boundaries),
-// with a grid of one block (every tile in the loop) and of every tile, tiles along the rows of tiles
-// and down the columns.
-TEST_F(SimtExecution, RealignedPairTransposeAtEveryOffset) {
-    using Policy = gpucore::gpu::TuningPolicy::Transpose;
-    using Mover = gpucore::gpu::RealignedPairMover<Policy::kPairTileRows, Policy::kPairBlockRows>;
-    using gpucore::gpu::transpose_pairs_kernel;
-    constexpr auto across = transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairBlockRows, false>;
-    constexpr auto down_kernel = transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairBlockRows, true>;
-    std::mt19937 rng(7);
-    const std::pair<std::size_t, std::size_t> shapes[] = {{2, 3},    {127, 33}, {129, 31}, {300, 65},
-                                                          {513, 40}, {300, 130}, {290, 191}};
+// A tile transpose of 32-bit positions (its two tile orders: `across` and `down`) with blocks of
+// `block`, on `shapes`: inputs 0..max_in_offset words and outputs 0..8 words past the allocations'
+// start (16 bytes or more), a grid of one block (every tile in the loop) and of every tile of
+// tile_rows x tile_cols; every element in place, poison after the input and on both sides of the
+// output.
+template <class Word>
+void check_tile_transpose_at_every_offset(simtStream_t stream, void (*across)(const Word*, Word*, std::uint32_t, std::uint32_t),
+                                          void (*down)(const Word*, Word*, std::uint32_t, std::uint32_t), dim3 block,
+                                          std::size_t tile_rows, std::size_t tile_cols,
+                                          const std::vector<std::pair<std::size_t, std::size_t>>& shapes,
+                                          std::size_t max_in_offset, unsigned seed) {
+    constexpr Word kPoison = static_cast<Word>(0xA5A5A5A5u);
+    std::mt19937 rng(seed);
     for (const auto& [rows, cols] : shapes) {
         const std::size_t n = rows * cols;
-        std::vector<std::uint16_t> in(n);
-        for (auto& x : in) x = static_cast<std::uint16_t>(rng());
-        const std::size_t tiles = ((rows + Policy::kPairTileRows - 1) / Policy::kPairTileRows) *
-                                  ((cols + Mover::kTileCols - 1) / Mover::kTileCols);
-        for (std::size_t in_offset = 0; in_offset <= 1; ++in_offset) {
+        std::vector<Word> in(n);
+        for (auto& x : in) x = static_cast<Word>(rng());
+        const std::size_t tiles = ((rows + tile_rows - 1) / tile_rows) * ((cols + tile_cols - 1) / tile_cols);
+        for (std::size_t in_offset = 0; in_offset <= max_in_offset; ++in_offset) {
             for (std::size_t offset = 0; offset <= 8; ++offset) {
                 for (const auto grid : {std::size_t{1}, tiles}) {
-                    for (const bool down : {false, true}) {
+                    for (const bool tiles_down : {false, true}) {
                         SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", input at +" +
                                      std::to_string(in_offset) + ", output at +" + std::to_string(offset) + ", grid " +
-                                     std::to_string(grid) + (down ? ", tiles down" : ", tiles across"));
-                        DeviceArray<std::uint16_t> d_in(n + 1), d_out(n + 16);
-                        std::copy(in.begin(), in.end(), d_in.data + in_offset);
-                        std::fill(d_out.data, d_out.data + n + 16, std::uint16_t{0xA5A5});
-                        launch_kernel(down ? down_kernel : across, static_cast<unsigned>(grid),
-                                      dim3(Mover::kGroup, Policy::kPairBlockRows), 0, stream_, d_in.data + in_offset,
-                                      d_out.data + offset, static_cast<std::uint32_t>(rows),
-                                      static_cast<std::uint32_t>(cols));
-                        ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess)
-                            << simtGetErrorString(simtErrorLaunchFailure);
-                        for (std::size_t i = 0; i < n + 16; ++i) {
-                            const bool inside = i >= offset && i < offset + n;
-                            const std::size_t c = (i - offset) / rows, r = (i - offset) % rows;
-                            ASSERT_EQ(d_out.data[i], inside ? in[r * cols + c] : std::uint16_t{0xA5A5})
-                                << "out[" << i << "]";
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-// The 4-byte realigned-vector transpose at the launcher's tile shape, on both sides of its tiles'
-// edges and the sectors' (odd and even row and column counts, inner tiles whose loads skip the edge
-// checks, a last tile row of one row and a last tile column of one column, outputs 0..8 words past
-// a sector boundary, inputs 0..3 words past a 16-byte boundary), with a grid of one block (every
-// tile in the loop) and of every tile, tiles along the rows of tiles and down the columns.
-TEST_F(SimtExecution, RealignedVectorTransposeAtEveryOffset) {
-    using Policy = gpucore::gpu::TuningPolicy::Transpose;
-    constexpr int kTileRows = Policy::kRealignedVectorTileRows;
-    constexpr int kTileCols = Policy::kRealignedVectorTileCols;
-    constexpr int kThreads = Policy::kRealignedVectorThreads;
-    constexpr int kLanes = Policy::kRealignedVectorLanes;
-    using gpucore::gpu::transpose_realigned_vectors_kernel;
-    constexpr auto across = transpose_realigned_vectors_kernel<std::uint32_t, kTileRows, kTileCols, kThreads, kLanes, false>;
-    constexpr auto down_kernel = transpose_realigned_vectors_kernel<std::uint32_t, kTileRows, kTileCols, kThreads, kLanes, true>;
-    constexpr std::uint32_t kPoison = 0xA5A5A5A5u;
-    std::mt19937 rng(11);
-    const std::pair<std::size_t, std::size_t> shapes[] = {{2, 3},    {7, 40},   {129, 33}, {257, 71},
-                                                          {300, 65}, {385, 97}, {264, 36}, {131, 104}};
-    for (const auto& [rows, cols] : shapes) {
-        const std::size_t n = rows * cols;
-        std::vector<std::uint32_t> in(n);
-        for (auto& x : in) x = static_cast<std::uint32_t>(rng());
-        const std::size_t tiles = ((rows + kTileRows - 1) / kTileRows) * ((cols + kTileCols - 1) / kTileCols);
-        for (std::size_t in_offset = 0; in_offset <= 3; ++in_offset) {
-            for (std::size_t offset = 0; offset <= 8; ++offset) {
-                for (const auto grid : {std::size_t{1}, tiles}) {
-                    for (const bool down : {false, true}) {
-                        SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", input at +" +
-                                     std::to_string(in_offset) + ", output at +" + std::to_string(offset) + ", grid " +
-                                     std::to_string(grid) + (down ? ", tiles down" : ", tiles across"));
-                        DeviceArray<std::uint32_t> d_in(n + 3), d_out(n + 16);
+                                     std::to_string(grid) + (tiles_down ? ", tiles down" : ", tiles across"));
+                        DeviceArray<Word> d_in(n + max_in_offset), d_out(n + 16);
+                        std::fill(d_in.data, d_in.data + n + max_in_offset, kPoison);
                         std::copy(in.begin(), in.end(), d_in.data + in_offset);
                         std::fill(d_out.data, d_out.data + n + 16, kPoison);
-                        launch_kernel(down ? down_kernel : across, static_cast<unsigned>(grid), kThreads, 0, stream_,
+                        launch_kernel(tiles_down ? down : across, static_cast<unsigned>(grid), block, 0, stream,
                                       d_in.data + in_offset, d_out.data + offset, static_cast<std::uint32_t>(rows),
                                       static_cast<std::uint32_t>(cols));
-                        ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess)
+                        ASSERT_EQ(simtStreamSynchronize(stream), simtSuccess)
                             << simtGetErrorString(simtErrorLaunchFailure);
                         for (std::size_t i = 0; i < n + 16; ++i) {
                             const bool inside = i >= offset && i < offset + n;
@@ -425,6 +372,38 @@ TEST_F(SimtExecution, RealignedVectorTransposeAtEveryOffset) {
             }
         }
     }
+}
+
+// The 2-byte realigned-pair transpose at the launcher's tile shape, on both sides of its tiles'
+// edges and the sectors' (odd and even row and column counts, inner tiles whose loads skip the
+// edge checks, outputs 0..8 elements past a sector boundary, inputs on and off 4-byte boundaries).
+TEST_F(SimtExecution, RealignedPairTransposeAtEveryOffset) {
+    using Policy = gpucore::gpu::TuningPolicy::Transpose;
+    using Mover = gpucore::gpu::RealignedPairMover<Policy::kPairTileRows, Policy::kPairBlockRows>;
+    using gpucore::gpu::transpose_pairs_kernel;
+    check_tile_transpose_at_every_offset<std::uint16_t>(
+        stream_, transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairBlockRows, false>,
+        transpose_pairs_kernel<Policy::kPairTileRows, Policy::kPairBlockRows, true>,
+        dim3(Mover::kGroup, Policy::kPairBlockRows), Policy::kPairTileRows, Mover::kTileCols,
+        {{2, 3}, {127, 33}, {129, 31}, {300, 65}, {513, 40}, {300, 130}, {290, 191}}, 1, 7);
+}
+
+// The 4-byte realigned-vector transpose at the launcher's tile shape, on both sides of its tiles'
+// edges and the sectors' (odd and even row and column counts, inner tiles whose loads skip the edge
+// checks, a last tile row of one row and a last tile column of one column, outputs 0..8 words past
+// a sector boundary, inputs 0..3 words past a 16-byte boundary).
+TEST_F(SimtExecution, RealignedVectorTransposeAtEveryOffset) {
+    using Policy = gpucore::gpu::TuningPolicy::Transpose;
+    constexpr int kTileRows = Policy::kRealignedVectorTileRows;
+    constexpr int kTileCols = Policy::kRealignedVectorTileCols;
+    constexpr int kThreads = Policy::kRealignedVectorThreads;
+    constexpr int kLanes = Policy::kRealignedVectorLanes;
+    using gpucore::gpu::transpose_realigned_vectors_kernel;
+    check_tile_transpose_at_every_offset<std::uint32_t>(
+        stream_, transpose_realigned_vectors_kernel<std::uint32_t, kTileRows, kTileCols, kThreads, kLanes, false>,
+        transpose_realigned_vectors_kernel<std::uint32_t, kTileRows, kTileCols, kThreads, kLanes, true>,
+        dim3(kThreads), kTileRows, kTileCols,
+        {{2, 3}, {7, 40}, {129, 33}, {257, 71}, {300, 65}, {385, 97}, {264, 36}, {131, 104}}, 3, 11);
 }
 
 // The 2-byte transpose that loads and stores pairs, at both of the launcher's block shapes: even
