@@ -118,7 +118,8 @@ struct RealignedVectorMover {
         const int lane = thread % kLanes;
         const int group = thread / kLanes;
         const bool last = tile_row + kTileRows >= rows; // windows up to kTileRows + kSector - 1 words
-        const Index shift_before = in_address + (tile_row - kHalo) * cols + tile_col; // staged row 0's, mod kVec
+        // The address in words of staged row 0's column 0: modulo kVec, that row's shift.
+        const Index staged_address = in_address + (tile_row - kHalo) * cols + tile_col;
 #pragma unroll
         for (int k = 0; k < kTileCols / kGroups; ++k) {
             const int j = group + k * kGroups;
@@ -134,7 +135,7 @@ struct RealignedVectorMover {
             int at[kVec];
 #pragma unroll
             for (int m = 0; m < kVec; ++m) {
-                at[m] = j + static_cast<int>((shift_before + static_cast<Index>(vector0 + kHalo + m) * cols) % kVec);
+                at[m] = j + static_cast<int>((staged_address + static_cast<Index>(vector0 + kHalo + m) * cols) % kVec);
             }
             Word* row = out + base;
 #pragma unroll
@@ -157,9 +158,9 @@ struct RealignedVectorMover {
     }
 };
 
-// At least 1024 threads' blocks per SM: at most 64 registers a thread. A form of this kernel that
-// kept each loaded row's shift took 94 without that bound, and read 0.67-0.82 of a copy where it
-// read 0.86-0.96 with it (BENCHMARKS.md: realigned vectors).
+// At least 1024 threads' blocks per SM: at most 64 registers a thread, four blocks of 256 threads
+// per SM. With more registers and fewer blocks the kernel reads 0.67-0.82 of a copy where it reads
+// 0.86-0.96 (BENCHMARKS.md: realigned vectors).
 template <class Word, int kTileRows, int kTileCols, int kThreads, int kLanes, bool kDown>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     transpose_realigned_vectors_kernel(const Word* in, Word* out, std::uint32_t rows, std::uint32_t cols) {
