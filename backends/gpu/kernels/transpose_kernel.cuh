@@ -32,7 +32,9 @@ __device__ __forceinline__ Index tiles_per_line(Index tiles_down, Index tiles_ac
     return kDown ? tiles_down : tiles_across;
 }
 
-// The arrays a tile kernel moves, their shape, and the tiles in one line of its order.
+// The arrays a tile kernel moves, their shape, the tiles in one line of its order, and the arrays'
+// addresses in elements (views start anywhere): where their rows meet sectors and the boundaries of
+// the kernel's loads (in_address: the realigned kernels only).
 template <class Word, class Index>
 struct TileArrays {
     const Word* in;
@@ -40,7 +42,8 @@ struct TileArrays {
     Index rows;
     Index cols;
     Index per_line;
-    Index out_offset; // the output's offset in elements from a sector boundary (views start anywhere)
+    Index out_address;
+    Index in_address;
 };
 
 // Every tile of the kernel's grid through `mover` (a TileMover, RealignedPairMover or
@@ -125,7 +128,7 @@ struct TileMover {
             const Index out_row = tile_col + j; // output row = input column
             if (out_row >= cols) continue;
             const Index base = out_row * rows;
-            const Index shift = kSectorWrites ? (arrays.out_offset + base + tile_row) % kSector : 0;
+            const Index shift = kSectorWrites ? (arrays.out_address + base + tile_row) % kSector : 0;
             const Index first = tile_row == 0 ? 0 : tile_row - shift; // output column = input row
             const Index end = tile_row + kTile >= rows ? rows : tile_row + kTile - shift;
 #pragma unroll
@@ -146,7 +149,8 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
     const Index down = (rows + kTile - 1) / kTile;
     const Index tiles = across * down;
     const Mover mover{{in, out, rows, cols, tiles_per_line<kDown>(down, across),
-                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word))}};
+                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word)),
+                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(in) / sizeof(Word))}};
     move_tiles(mover, tiles, tile);
 }
 

@@ -31,7 +31,7 @@ namespace gpucore::gpu {
 // kDown: the tiles' order (tiles_per_line in transpose_kernel.cuh); it changes no constant of the
 // tile's shape, which the launcher reads from the default.
 template <int kTileRows, int kBlockRows, bool kDown = false>
-struct RealignedPairMover {
+struct RealignedPairMover : TileArrays<std::uint16_t, std::uint32_t> {
     using Word = std::uint16_t;
     using Index = std::uint32_t;
     static constexpr int kSector = 16;    // 2-byte elements in a 32-byte sector
@@ -50,16 +50,6 @@ struct RealignedPairMover {
     static constexpr int kPasses = kTileRows / (2 * kGroup);
     static constexpr int kEdgePasses = (kTileRows + kSector + 2 * kGroup - 1) / (2 * kGroup);
     using Buffer = std::uint32_t[kTileRows + kHalo][kPitchWords];
-
-    const Word* in;
-    Word* out;
-    Index rows;
-    Index cols;
-    Index per_line; // tiles in one line of the order (tiles_per_line)
-    // The arrays' addresses in elements (views start anywhere): where the input's rows start pairs
-    // and the output's rows meet sectors.
-    Index in_address;
-    Index out_address;
 
     // Loads the tile's rows. kEdge: a tile at the array's edges, where rows may be missing and a
     // pair may reach past either end of the array (those elements load alone); otherwise every
@@ -159,9 +149,9 @@ __global__ void __launch_bounds__(32 * kBlockRows)
     const Index across = (cols + Mover::kTileCols - 1) / Mover::kTileCols;
     const Index down = (rows + kTileRows - 1) / kTileRows;
     const Index tiles = across * down;
-    const Mover mover{in, out, rows, cols, tiles_per_line<kDown>(down, across),
-                      static_cast<Index>(reinterpret_cast<std::uintptr_t>(in) / sizeof(std::uint16_t)),
-                      static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(std::uint16_t))};
+    const Mover mover{{in, out, rows, cols, tiles_per_line<kDown>(down, across),
+                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(std::uint16_t)),
+                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(in) / sizeof(std::uint16_t))}};
     move_tiles(mover, tiles, tile);
 }
 

@@ -29,8 +29,16 @@
 namespace gpucore::gpu {
 
 template <class Word, int kTileRows, int kTileCols, int kThreads, int kLanes, bool kDown>
-struct RealignedVectorMover {
+struct RealignedVectorMover : TileArrays<Word, std::uint32_t> {
     using Index = std::uint32_t;
+    using Arrays = TileArrays<Word, Index>;
+    using Arrays::cols;
+    using Arrays::in;
+    using Arrays::in_address;
+    using Arrays::out;
+    using Arrays::out_address;
+    using Arrays::per_line;
+    using Arrays::rows;
     static constexpr int kVec = Pack<Word>::kCount;                      // words per 16-byte vector
     static constexpr int kSector = 32 / static_cast<int>(sizeof(Word)); // words per 32-byte sector
     // Input rows held above the tile: the most a window reaches back.
@@ -51,15 +59,6 @@ struct RealignedVectorMover {
     static_assert(kTileCols % kVec == 0 && kTileRows % (kVec * kLanes) == 0, "whole vectors");
     static_assert(kThreads % kLanes == 0 && kTileCols % kGroups == 0, "whole groups of output rows");
     using Buffer = Word[kStagedRows][kPitch];
-
-    const Word* in;
-    Word* out;
-    Index rows;
-    Index cols;
-    Index per_line; // tiles in one line of the order (tiles_per_line)
-    // The arrays' addresses in words (views start anywhere): where rows meet vectors and sectors.
-    Index in_address;
-    Index out_address;
 
     // Loads the tile's rows into `tile`: staged row i is input row tile_row - kHalo + i, its words
     // from the vector boundary before column tile_col on (column c of the tile at c + s_i, s_i the
@@ -170,13 +169,9 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     const Index across = (cols + kTileCols - 1) / kTileCols;
     const Index down = (rows + kTileRows - 1) / kTileRows;
     const Index tiles = across * down;
-    const Mover mover{in,
-                      out,
-                      rows,
-                      cols,
-                      tiles_per_line<kDown>(down, across),
-                      static_cast<Index>(reinterpret_cast<std::uintptr_t>(in) / sizeof(Word)),
-                      static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word))};
+    const Mover mover{{in, out, rows, cols, tiles_per_line<kDown>(down, across),
+                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word)),
+                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(in) / sizeof(Word))}};
     move_tiles(mover, tiles, tile);
 }
 
