@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "gpu_error.hpp"
@@ -45,6 +46,24 @@ constexpr int kBulkCopyMinArch = 90;
 
 // Whether `p` lies on a boundary of `bytes` bytes.
 bool starts_on(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
+// Whether some output row of `rows` words of word_bytes each, from `out` on, starts off a sector.
+bool output_rows_off_sectors(const void* out, std::size_t rows, std::size_t word_bytes) {
+    constexpr std::size_t kSectorBytes = TuningPolicy::Transpose::kSectorBytes;
+    return (rows * word_bytes) % kSectorBytes != 0 || !starts_on(out, kSectorBytes);
+}
+
+// launch(std::integral_constant<int, kFirst + k>{}) for the k of kOffsets with value == kFirst + k:
+// a run-time count among the compile-time ones a kernel is instantiated for. False (nothing
+// launched) where none matches or launch returns false.
+template <int kFirst, class Launch, std::size_t... kOffsets>
+bool launch_for_count(std::size_t value, Launch&& launch, std::index_sequence<kOffsets...>) {
+    bool launched = false;
+    (void)((value == kFirst + kOffsets &&
+            (launched = launch(std::integral_constant<int, kFirst + static_cast<int>(kOffsets)>{}), true)) ||
+           ...);
+    return launched;
+}
 
 // A block per tile of tile_rows x tile_cols input elements, for blocks of block_threads_x threads
 // along x, capped at the launch limit (grid_limits.hpp; the kernels stride over the tiles).
@@ -161,17 +180,6 @@ bool launch_narrow_bulk(const void* in, void* out, std::size_t length, const Lau
     return true;
 }
 
-// The instantiation for `narrow` among 2 + kOffsets.
-template <bool kFewRows, std::size_t... kOffsets>
-bool launch_narrow_bulk(std::size_t narrow, const void* in, void* out, std::size_t length, const LaunchContext& ctx,
-                        std::index_sequence<kOffsets...>) {
-    bool launched = false;
-    (void)((narrow == kOffsets + 2 &&
-            (launched = launch_narrow_bulk<kOffsets + 2, kFewRows, false>(in, out, length, ctx), true)) ||
-           ...);
-    return launched;
-}
-
 // 2-byte narrow shapes through the bulk copy engine, where the vendor has it, the policy takes the
 // shape, both arrays start on 16 bytes and every copy starts and ends on them: a long side that is
 // a multiple of 8 words, or few rows, 8 or 16 of them, with any long side (the rows then start off
@@ -199,8 +207,14 @@ bool transpose_narrow_in_bulk(const void* in, void* out, std::size_t rows, std::
             return false;
         }
         constexpr auto kNarrows = std::make_index_sequence<TuningPolicy::Transpose::kNarrow - 1>{}; // 2..kNarrow
-        return few_rows ? launch_narrow_bulk<true>(narrow, in, out, length, ctx, kNarrows)
-                        : launch_narrow_bulk<false>(narrow, in, out, length, ctx, kNarrows);
+        return launch_for_count<2>(
+            narrow,
+            [&](auto narrow_side) {
+                constexpr int kNarrowSide = decltype(narrow_side)::value;
+                return few_rows ? launch_narrow_bulk<kNarrowSide, true, false>(in, out, length, ctx)
+                                : launch_narrow_bulk<kNarrowSide, false, false>(in, out, length, ctx);
+            },
+            kNarrows);
     }
 }
 
@@ -219,17 +233,6 @@ bool launch_narrow_sectors(const void* in, void* out, std::size_t rows, const La
     return true;
 }
 
-// The instantiation for `cols` among kFirst + kOffsets.
-template <class Word, int kFirst, std::size_t... kOffsets>
-bool launch_narrow_sectors(std::size_t cols, const void* in, void* out, std::size_t rows, const LaunchContext& ctx,
-                           std::index_sequence<kOffsets...>) {
-    bool launched = false;
-    (void)((cols == kFirst + kOffsets &&
-            (launched = launch_narrow_sectors<Word, kFirst + static_cast<int>(kOffsets)>(in, out, rows, ctx), true)) ||
-           ...);
-    return launched;
-}
-
 // Few columns where the policy takes the shape: the kernel that writes each output row in windows
 // on its sector boundaries. False (nothing launched) otherwise.
 template <class Word>
@@ -237,12 +240,14 @@ bool transpose_narrow_in_sectors(const void* in, void* out, std::size_t rows, st
                                  const LaunchContext& ctx) {
     using Policy = TuningPolicy::Transpose;
     static_assert(sizeof(Word) == 2 || sizeof(Word) == 4, "the policy takes 2- and 4-byte words");
-    const bool rows_off_sectors =
-        (rows * sizeof(Word)) % Policy::kSectorBytes != 0 || !starts_on(out, Policy::kSectorBytes);
-    if (!Policy::narrow_sectors(sizeof(Word), rows, cols, rows_off_sectors)) return false;
+    if (!Policy::narrow_sectors(sizeof(Word), rows, cols, output_rows_off_sectors(out, rows, sizeof(Word)))) {
+        return false;
+    }
     constexpr int kFirst = Policy::narrow_sectors_min_columns(sizeof(Word));
-    return launch_narrow_sectors<Word, kFirst>(cols, in, out, rows, ctx,
-                                               std::make_index_sequence<Policy::kNarrow - kFirst + 1>{});
+    return launch_for_count<kFirst>(
+        cols,
+        [&](auto columns) { return launch_narrow_sectors<Word, decltype(columns)::value>(in, out, rows, ctx); },
+        std::make_index_sequence<Policy::kNarrow - kFirst + 1>{});
 }
 
 // The kernels for a narrow side: kSteps, the largest power of two up to kNarrow / narrow; words in
@@ -353,8 +358,7 @@ void transpose_tiles(const void* in, void* out, std::size_t rows, std::size_t co
                       static_cast<std::uint32_t>(cols));
     };
     constexpr int kSectorBytes = Policy::kSectorBytes;
-    const bool rows_off_sectors = (rows * sizeof(Word)) % kSectorBytes != 0 ||
-                                  !starts_on(out, kSectorBytes);
+    const bool rows_off_sectors = output_rows_off_sectors(out, rows, sizeof(Word));
     if constexpr (sizeof(Word) == 2) {
         const bool in_off_pairs = cols % 2 != 0 || !starts_on(in, 2 * sizeof(Word));
         if (fits_realigned_pairs(rows, cols) &&
