@@ -617,6 +617,9 @@ public:
             plans.push_back({"block_per_row, lean", gpucore::gpu::lean_row_plan(rows, Policy::ReduceRows::kLeanRowThreads)});
             plans.push_back({"block_per_row, lean 64", gpucore::gpu::lean_row_plan(rows, Policy::ReduceRows::kLeanMidRowThreads)});
             plans.push_back({"block_per_row, lean 256", gpucore::gpu::lean_row_plan(rows, Policy::ReduceRows::kLeanWideRowThreads)});
+            if (sizeof(T) >= Policy::ReduceRows::kTileRowMinElementBytes) {
+                plans.push_back({"block_per_row, tile", gpucore::gpu::tile_row_plan(rows)});
+            }
         }
         // Few long rows: the split kernel with each row split over 2..16 blocks (a per-row ticket),
         // for the planner's split rule.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// reduce_rows, long rows: one lean block per row, or the split kernel's plan.split blocks per row
-// (with a per-row ticket when there are several).
+// reduce_rows, long rows: one lean or tile block per row, or the split kernel's plan.split blocks
+// per row (with a per-row ticket when there are several).
+#include <cstdint>
+
 #include "dtype_dispatch.cuh"
 #include "kernels/reduce_rows_kernels.cuh"
 #include "occupancy.hpp"
@@ -33,6 +35,17 @@ void launch_lean(const T* in, std::size_t rows, std::size_t cols, T* out, unsign
                   grid, kThreads, 0, ctx.stream, in, rows, cols, out);
 }
 
+// The tile blocks need every row to start on a 16-byte boundary, as whole packs, and fewer packs
+// per row than 32-bit positions count; 2-byte elements have no tile kernel.
+template <class T>
+bool tile_blocks_fit(const T* in, std::size_t cols) {
+    using Policy = TuningPolicy::ReduceRows;
+    constexpr std::size_t kLanes = TuningPolicy::kPackBytes / sizeof(T);
+    return sizeof(T) >= Policy::kTileRowMinElementBytes &&
+           reinterpret_cast<std::uintptr_t>(in) % TuningPolicy::kPackBytes == 0 && cols % kLanes == 0 &&
+           cols / kLanes < Policy::kTileRowMaxPacks;
+}
+
 } // namespace
 
 void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
@@ -49,7 +62,12 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
         const auto grid = static_cast<unsigned int>(plan.grid);
         const auto* typed_in = static_cast<const T*>(in);
         auto* partials = static_cast<accumulator_of_t<T>*>(ctx.scratch.partials);
-        if (plan.split == 1 && plan.per_lane == Policy::kLeanRowPacks) {
+        if (plan.split == 1 && plan.tile_threads == Policy::kTileRowThreads && tile_blocks_fit(typed_in, cols)) {
+            if constexpr (sizeof(T) >= Policy::kTileRowMinElementBytes) {
+                launch_kernel(reduce_rows_tile_kernel<T, Op, Policy::kTileRowThreads, Policy::kTileRowPacks>, grid,
+                              Policy::kTileRowThreads, 0, ctx.stream, typed_in, rows, cols, static_cast<T*>(out));
+            }
+        } else if (plan.split == 1 && plan.per_lane == Policy::kLeanRowPacks) {
             if (plan.lean_threads == Policy::kLeanMidRowThreads) {
                 launch_lean<T, Op, Policy::kLeanMidRowThreads, Policy::kLeanMidRowMinBlocksPerSm>(
                     typed_in, rows, cols, static_cast<T*>(out), grid, ctx);

@@ -21,7 +21,8 @@ int next_power_of_two(std::size_t n) {
 
 // The block-per-row plans launch the split kernel's blocks or the lean ones, of any of their sizes.
 constexpr int kBlockPlanMaxThreads =
-    std::max({Policy::kBlockThreads, Policy::kLeanRowThreads, Policy::kLeanMidRowThreads, Policy::kLeanWideRowThreads});
+    std::max({Policy::kBlockThreads, Policy::kLeanRowThreads, Policy::kLeanMidRowThreads, Policy::kLeanWideRowThreads,
+              Policy::kTileRowThreads});
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
@@ -123,10 +124,13 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
         split = std::max<std::size_t>(1, std::min(cols / Policy::kLongRowSplitElements, Policy::kLongRowMaxSplit));
     }
     RowPlan plan = block_plan(rows, split, partial_slots, ticket_slots);
-    // Unsplit rows, few or many: the lean blocks.
+    // Unsplit rows, few or many: the lean blocks, or the tile blocks where they are the faster.
     if (plan.split == 1) {
         plan.per_lane = Policy::kLeanRowPacks;
         plan.lean_threads = Policy::lean_row_threads(rows, row_bytes, sms);
+        if (plan.lean_threads != Policy::kLeanWideRowThreads && Policy::tile_row(row_bytes, element_bytes)) {
+            plan.tile_threads = Policy::kTileRowThreads;
+        }
     }
     return plan;
 }
@@ -165,6 +169,13 @@ RowPlan lean_row_plan(std::size_t rows, int threads) {
                             ? threads
                             : Policy::kLeanRowThreads;
     plan.grid = capped_grid(rows, plan.lean_threads);
+    return plan;
+}
+
+RowPlan tile_row_plan(std::size_t rows) {
+    RowPlan plan = lean_row_plan(rows, Policy::kLeanRowThreads);
+    plan.tile_threads = Policy::kTileRowThreads;
+    plan.grid = capped_grid(rows, plan.tile_threads);
     return plan;
 }
 

@@ -25,6 +25,10 @@ struct RowPlan {
     std::size_t split = 1;  // block_per_row: blocks per row
     int lean_threads = 0;   // block_per_row, the lean blocks: threads per block (kLeanRowThreads,
                             // kLeanMidRowThreads or kLeanWideRowThreads)
+    int tile_threads = 0;   // block_per_row, split 1: the tile blocks' threads per block
+                            // (kTileRowThreads) in place of the lean blocks; 0 when not planned.
+                            // The launcher takes the lean blocks where the input does not start
+                            // on 16 bytes.
     std::size_t grid = 0;   // blocks to launch (> 0 whenever rows > 0)
 };
 
@@ -58,6 +62,10 @@ RowPlan warp_row_plan(std::size_t rows, int packs, const DeviceShape& device);
 // `threads` (kLeanRowThreads, kLeanMidRowThreads or kLeanWideRowThreads; any other value gives the
 // first), for tests and benchmarks.
 RowPlan lean_row_plan(std::size_t rows, int threads);
+
+// A plan of the tile blocks (TuningPolicy::ReduceRows::kTileRow*), the lean blocks of
+// kLeanRowThreads where the launcher cannot take them, for tests and benchmarks.
+RowPlan tile_row_plan(std::size_t rows);
 
 // Whether the launcher has a sub-warp kernel of `width` lanes and `per_lane` elements per lane
 // (TuningPolicy::ReduceRows).

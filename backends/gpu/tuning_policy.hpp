@@ -148,6 +148,22 @@ struct TuningPolicy {
             return row_bytes >= kLeanMidRowMinBytes && row_bytes <= kLeanMidRowMaxBytes ? kLeanMidRowThreads
                                                                                       : kLeanRowThreads;
         }
+        // Unsplit rows of whole packs of 4- or 8-byte elements, of at least kTileRowMinBytes, outside
+        // the few-long-rows rule above: the tile blocks (reduce_rows_tile_kernel), kTileRowThreads
+        // threads loading kTileRowPacks packs each per tile. Their few registers fill every SM's
+        // threads: level with CUB's segmented sum at 16 KiB to 64 KiB rows where the lean blocks
+        // were 1-3 % behind it; on 12 KiB rows the lean blocks stay faster. 2-byte elements were not
+        // timed in them (BENCHMARKS.md: the tile blocks for long rows).
+        static constexpr int kTileRowThreads = 256;
+        static constexpr int kTileRowPacks = 8;
+        static constexpr std::size_t kTileRowMinBytes = 16 << 10;
+        static constexpr std::size_t kTileRowMinElementBytes = 4;
+        static constexpr std::size_t kTileRowMaxPacks = std::size_t{1} << 31; // 32-bit positions
+        static constexpr bool tile_row(std::size_t row_bytes, std::size_t element_bytes) {
+            constexpr auto kPack = static_cast<std::size_t>(kPackBytes);
+            return element_bytes >= kTileRowMinElementBytes && row_bytes >= kTileRowMinBytes &&
+                   row_bytes % kPack == 0 && row_bytes / kPack < kTileRowMaxPacks;
+        }
         // Rows that are not whole packs (row starts at differing alignments) of elements under
         // kLeanRowUnevenMinElementBytes keep the warp-per-row rules: there a warp per row is the
         // faster kernel.

@@ -158,6 +158,41 @@ TEST(ReduceRowsPlan, LeanRowsOf12To20KiBTakeHalfSizeBlocks) {
     EXPECT_EQ(threads(3353, 2003, 8), 64);   // 16024 B of 8-byte elements, not whole packs
 }
 
+// Unsplit rows of whole packs of 4- or 8-byte elements, 16 KiB or longer, outside the few-long-rows
+// rule: the tile blocks (the lean blocks stay planned for inputs off 16 bytes).
+TEST(ReduceRowsPlan, UnsplitRowsOf16KiBOrMoreTakeTileBlocks) {
+    const auto tile = [](std::size_t rows, std::size_t cols, std::size_t bytes, std::size_t wave = 0) {
+        const RowPlan p = plan_reduce_rows(rows, cols, kH100, kPartials, kTickets, wave, bytes);
+        EXPECT_EQ(p.strategy, RowStrategy::block_per_row) << rows << " x " << cols << " x " << bytes;
+        if (p.tile_threads > 0) {
+            EXPECT_EQ(p.split, 1u) << rows << " x " << cols << " x " << bytes;
+            EXPECT_GT(p.lean_threads, 0) << rows << " x " << cols << " x " << bytes;
+            EXPECT_EQ(p.grid, rows) << rows << " x " << cols << " x " << bytes;
+        }
+        return p.tile_threads;
+    };
+    constexpr int kTile = TuningPolicy::ReduceRows::kTileRowThreads;
+    EXPECT_EQ(tile(4096, 4096, 4), kTile);      // 16 KiB
+    EXPECT_EQ(tile(16384, 4096, 4), kTile);
+    EXPECT_EQ(tile(2048, 8192, 4), kTile);      // 32 KiB
+    EXPECT_EQ(tile(1024, 16384, 4), kTile);     // 64 KiB, fewer rows than a wave but unsplit
+    EXPECT_EQ(tile(4096, 2048, 8), kTile);      // 16 KiB of 8-byte elements
+    EXPECT_EQ(tile(3276, 5124, 4), kTile);      // 20496 B: whole packs
+    EXPECT_EQ(tile(4096, 4095, 4), 0);          // just under 16 KiB
+    EXPECT_EQ(tile(5461, 3072, 4), 0);          // 12 KiB
+    EXPECT_EQ(tile(2048, 8193, 4), 0);          // not whole packs
+    EXPECT_EQ(tile(3353, 2003, 8), 0);          // not whole packs
+    EXPECT_EQ(tile(4096, 8192, 2), 0);          // 2-byte elements
+    EXPECT_EQ(tile(256, 1 << 16, 4, 132 * 3), 0); // few long rows: the wide lean blocks
+    EXPECT_EQ(tile(8, std::size_t{1} << 26, 4), 0); // split
+    EXPECT_EQ(tile(2000, std::size_t{1} << 33, 4), 0); // 2^31 packs a row: past 32-bit positions
+    EXPECT_EQ(tile(2000, (std::size_t{1} << 33) - 4, 4), kTile);
+    const RowPlan forced = gpucore::gpu::tile_row_plan(77);
+    EXPECT_EQ(forced.tile_threads, kTile);
+    EXPECT_EQ(forced.lean_threads, TuningPolicy::ReduceRows::kLeanRowThreads);
+    EXPECT_EQ(forced.grid, 77u);
+}
+
 // Fewer lean rows than 4 per SM (528 on 132 SMs), of 64 KiB or more: blocks of 256 threads.
 TEST(ReduceRowsPlan, FewLeanRowsOf64KiBOrMoreTakeWideBlocks) {
     const auto threads = [](std::size_t rows, std::size_t cols, std::size_t bytes) {
@@ -259,6 +294,7 @@ int block_threads(const RowPlan& p) {
     case RowStrategy::warp_per_row: return Policy::kWarpRowThreads;
     case RowStrategy::block_per_row: break;
     }
+    if (p.tile_threads > 0) return p.tile_threads;
     return p.lean_threads > 0 ? p.lean_threads : Policy::kBlockThreads;
 }
 

@@ -16,21 +16,25 @@ template <class T>
 class ReduceRows : public GpuTest {
 protected:
     // nullptr plan: the planner decides.
-    void check(std::size_t rows, std::size_t cols, gpucore_reduce_op op, const RowPlan* plan) {
+    // in_offset: elements between the allocation's start and the input's.
+    void check(std::size_t rows, std::size_t cols, gpucore_reduce_op op, const RowPlan* plan,
+               std::size_t in_offset = 0) {
         SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", op " + op_name(op) +
                      ", " + (plan ? to_string(plan->strategy) : "planned") +
-                     (plan ? " split " + std::to_string(plan->split) : std::string()));
+                     (plan ? " split " + std::to_string(plan->split) : std::string()) +
+                     ", input " + std::to_string(in_offset) + " elements in");
         const std::vector<T> input = random_values<T>(rows * cols, op);
-        DeviceArray<T> in(rows * cols), out(rows + 1);
+        DeviceArray<T> in(rows * cols + in_offset), out(rows + 1);
         ASSERT_TRUE(in.ok() && out.ok());
-        in.upload(input);
+        in.upload(input, in_offset);
         out.poison();
         const std::vector<T> poisoned = out.download(rows + 1);
+        const T* first = in.data() + in_offset;
         if (plan) {
-            gpucore::gpu::launch_reduce_rows_planned(dtype_of<T>(), op, in.data(), rows, cols,
+            gpucore::gpu::launch_reduce_rows_planned(dtype_of<T>(), op, first, rows, cols,
                                                      out.data(), *plan, ctx_);
         } else {
-            gpucore::gpu::launch_reduce_rows(dtype_of<T>(), op, in.data(), rows, cols, out.data(),
+            gpucore::gpu::launch_reduce_rows(dtype_of<T>(), op, first, rows, cols, out.data(),
                                              ctx_);
         }
         sync();
@@ -122,6 +126,26 @@ TYPED_TEST(ReduceRows, LeanBlocksOnAnyShape) {
             for (gpucore_reduce_op op : kAllOps) this->check(s.rows, s.cols, op, &plan);
         }
     }
+}
+
+// The tile blocks: rows of whole tiles, of a tile and a part, of less than a tile, and rows the
+// launcher must give to the lean blocks instead (not whole packs, input off 16 bytes, 2-byte
+// elements).
+TYPED_TEST(ReduceRows, TileBlocksOnAnyShape) {
+    using Policy = TuningPolicy::ReduceRows;
+    constexpr std::size_t kLanes = 16 / sizeof(TypeParam);
+    constexpr std::size_t kTileCols = std::size_t{Policy::kTileRowThreads} * Policy::kTileRowPacks * kLanes;
+    for (const Shape& s : {Shape{1, kLanes}, Shape{300, kTileCols}, Shape{9, 2 * kTileCols},
+                           Shape{5, kTileCols + 77 * kLanes}, Shape{77, 3 * kTileCols - kLanes},
+                           Shape{2000, 5 * kLanes}, Shape{3, 31}, Shape{17, 4099}, Shape{2, 70001}}) {
+        const RowPlan plan = gpucore::gpu::tile_row_plan(s.rows);
+        for (gpucore_reduce_op op : kAllOps) this->check(s.rows, s.cols, op, &plan);
+        this->check(s.rows, s.cols, GPUCORE_REDUCE_SUM, &plan, 1);
+    }
+    // The planner's choice on rows of a tile and a part (16 KiB and more for 4- and 8-byte
+    // elements), from 16 bytes in and from one element in.
+    this->check(300, kTileCols + 77 * kLanes, GPUCORE_REDUCE_SUM, nullptr, kLanes);
+    this->check(300, kTileCols + 77 * kLanes, GPUCORE_REDUCE_MAX, nullptr, 1);
 }
 
 TYPED_TEST(ReduceRows, BlocksPerRowWithAndWithoutSplit) {

@@ -8,7 +8,9 @@
 //   block-row  long rows: one block per row, or `split` blocks per row that combine their
 //              partials with a per-row ticket (the last block of the row writes it) so that few
 //              long rows still fill the GPU in one launch;
-//   lean       long rows, many of them: one small block per row with deep loads.
+//   lean       long rows, many of them: one small block per row with deep loads;
+//   tile       long rows of whole 16-byte packs from a 16-byte boundary: one block per row, few
+//              registers, 32-bit positions within the row.
 // Every kernel combines in the element's accumulator type (float for the 16-bit floats:
 // element_math.cuh) and rounds each row's result to T once.
 #pragma once
@@ -132,6 +134,52 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     for (std::size_t row = blockIdx.x; row < rows; row += gridDim.x) {
         Acc value = reduce_range_partial<kPacksInFlight, 1>(in + row * cols, cols, threadIdx.x,
                                                             static_cast<std::size_t>(kThreads), op);
+        value = block_reduce<kThreads>(value, op, storage);
+        if (threadIdx.x == 0) out[row] = narrow<T>(value);
+        sync_block(); // storage is reused by the next row
+    }
+}
+
+// The tile blocks: one block of kThreads per row (blocks stride over the rows), for rows of whole
+// 16-byte packs that start on 16-byte boundaries, of fewer than 2^31 packs. A tile is kThreads x
+// kPacks packs: each thread loads its kPacks packs of a tile, then folds them into one
+// accumulator. Positions within a row are 32-bit and there is no head or tail to align, so a
+// thread needs few registers and an SM holds the most threads; where that is the faster choice is
+// TuningPolicy::ReduceRows's to say.
+template <class T, class Op, int kThreads, int kPacks>
+__global__ void __launch_bounds__(kThreads)
+    reduce_rows_tile_kernel(const T* in, std::size_t rows, std::size_t cols, T* out) {
+    using Acc = accumulator_of_t<T>;
+    constexpr int kLanes = Pack<T>::kCount;
+    constexpr unsigned int kTilePacks = static_cast<unsigned int>(kThreads) * kPacks;
+    __shared__ BlockReduceStorage<Acc, kThreads> storage;
+    const Op op;
+    const auto packs = static_cast<unsigned int>(cols / kLanes);
+    for (std::size_t row = blockIdx.x; row < rows; row += gridDim.x) {
+        const T* data = in + row * cols;
+        Acc value = Op::template identity<Acc>();
+        unsigned int p = threadIdx.x;
+        for (; p + (kTilePacks - kThreads) < packs; p += kTilePacks) {
+            Pack<T> loaded[kPacks];
+#pragma unroll
+            for (int j = 0; j < kPacks; ++j) loaded[j] = load_pack_readonly(data, p + j * kThreads);
+#pragma unroll
+            for (int j = 0; j < kPacks; ++j) {
+                Acc lanes[kLanes];
+#pragma unroll
+                for (int l = 0; l < kLanes; ++l) lanes[l] = widen(loaded[j].v[l]);
+                fold_tree<kLanes>(lanes, op);
+                value = op(value, lanes[0]);
+            }
+        }
+        for (; p < packs; p += kThreads) { // the row's last, partial tile
+            const Pack<T> loaded = load_pack_readonly(data, p);
+            Acc lanes[kLanes];
+#pragma unroll
+            for (int l = 0; l < kLanes; ++l) lanes[l] = widen(loaded.v[l]);
+            fold_tree<kLanes>(lanes, op);
+            value = op(value, lanes[0]);
+        }
         value = block_reduce<kThreads>(value, op, storage);
         if (threadIdx.x == 0) out[row] = narrow<T>(value);
         sync_block(); // storage is reused by the next row

@@ -328,6 +328,35 @@ TEST_F(SimtExecution, SubWarpRowsAtEveryWidthAndElementsPerLane) {
     check_sub_warp_rows<16, 8>(stream_);
 }
 
+// The tile blocks on rows of whole tiles, of a tile and a part, of less than a tile, with a grid of
+// one block (it strides over every row) and of a block per row.
+TEST_F(SimtExecution, TileRowsOfWholeAndPartialTiles) {
+    using Policy = gpucore::gpu::TuningPolicy::ReduceRows;
+    constexpr int kThreads = Policy::kTileRowThreads;
+    constexpr std::size_t kTileCols = std::size_t{kThreads} * Policy::kTileRowPacks * 4;
+    constexpr std::size_t kRows = 5;
+    std::mt19937 rng(7);
+    for (std::size_t cols : {kTileCols, 2 * kTileCols, kTileCols + 12, 3 * kTileCols - 4, std::size_t{4}, std::size_t{1000}}) {
+        for (unsigned grid : {1u, static_cast<unsigned>(kRows)}) {
+            std::vector<std::uint32_t> in(kRows * cols);
+            for (auto& x : in) x = static_cast<std::uint32_t>(rng());
+            DeviceArray<std::uint32_t> d_in(in.size()), d_out(kRows + 1);
+            std::copy(in.begin(), in.end(), d_in.data);
+            std::fill(d_out.data, d_out.data + kRows + 1, 0xA5A5A5A5u);
+            launch_kernel(gpucore::gpu::reduce_rows_tile_kernel<std::uint32_t, gpucore::gpu::SumOp, kThreads,
+                                                                Policy::kTileRowPacks>,
+                          grid, kThreads, 0, stream_, d_in.data, kRows, cols, d_out.data);
+            ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+            for (std::size_t r = 0; r < kRows; ++r) {
+                const std::uint32_t want = std::accumulate(in.begin() + r * cols, in.begin() + (r + 1) * cols,
+                                                           std::uint32_t{0});
+                ASSERT_EQ(d_out.data[r], want) << "row " << r << ", cols " << cols << ", grid " << grid;
+            }
+            EXPECT_EQ(d_out.data[kRows], 0xA5A5A5A5u) << "out[rows] written";
+        }
+    }
+}
+
 // A tile transpose of 32-bit positions (its two tile orders: `across` and `down`) with blocks of
 // `block`, on `shapes`: inputs 0..max_in_offset words and outputs 0..8 words past the allocations'
 // start (16 bytes or more), a grid of one block (every tile in the loop) and of every tile of
