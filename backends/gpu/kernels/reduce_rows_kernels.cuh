@@ -140,6 +140,17 @@ __global__ void __launch_bounds__(kThreads, kMinBlocksPerSm)
     }
 }
 
+// One pack's lanes, widened and folded as a tree into one accumulator.
+template <class T, class Op>
+__device__ __forceinline__ accumulator_of_t<T> fold_pack(const Pack<T>& pack, Op op) {
+    constexpr int kLanes = Pack<T>::kCount;
+    accumulator_of_t<T> lanes[kLanes];
+#pragma unroll
+    for (int l = 0; l < kLanes; ++l) lanes[l] = widen(pack.v[l]);
+    fold_tree<kLanes>(lanes, op);
+    return lanes[0];
+}
+
 // The tile blocks: one block of kThreads per row (blocks stride over the rows), for rows of whole
 // 16-byte packs that start on 16-byte boundaries, of fewer than 2^31 packs. A tile is kThreads x
 // kPacks packs: each thread loads its kPacks packs of a tile, then folds them into one
@@ -164,21 +175,10 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
             for (int j = 0; j < kPacks; ++j) loaded[j] = load_pack_readonly(data, p + j * kThreads);
 #pragma unroll
-            for (int j = 0; j < kPacks; ++j) {
-                Acc lanes[kLanes];
-#pragma unroll
-                for (int l = 0; l < kLanes; ++l) lanes[l] = widen(loaded[j].v[l]);
-                fold_tree<kLanes>(lanes, op);
-                value = op(value, lanes[0]);
-            }
+            for (int j = 0; j < kPacks; ++j) value = op(value, fold_pack(loaded[j], op));
         }
         for (; p < packs; p += kThreads) { // the row's last, partial tile
-            const Pack<T> loaded = load_pack_readonly(data, p);
-            Acc lanes[kLanes];
-#pragma unroll
-            for (int l = 0; l < kLanes; ++l) lanes[l] = widen(loaded.v[l]);
-            fold_tree<kLanes>(lanes, op);
-            value = op(value, lanes[0]);
+            value = op(value, fold_pack(load_pack_readonly(data, p), op));
         }
         value = block_reduce<kThreads>(value, op, storage);
         if (threadIdx.x == 0) out[row] = narrow<T>(value);

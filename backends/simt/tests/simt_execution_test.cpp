@@ -193,6 +193,29 @@ std::vector<std::uint64_t> random_words(std::size_t n, unsigned seed) {
     return v;
 }
 
+// rows x cols random words on the device and an output of rows + 1 poisoned words, for the row-sum
+// kernels; expect_sums checks every row's sum and that out[rows] is untouched.
+struct RowSums {
+    static constexpr std::uint32_t kPoison = 0xA5A5A5A5u;
+    RowSums(std::size_t rows_, std::size_t cols_, std::mt19937& rng)
+        : rows(rows_), cols(cols_), in(rows_ * cols_), d_in(rows_ * cols_), d_out(rows_ + 1) {
+        for (auto& x : in) x = static_cast<std::uint32_t>(rng());
+        std::copy(in.begin(), in.end(), d_in.data);
+        std::fill(d_out.data, d_out.data + rows + 1, kPoison);
+    }
+    void expect_sums(const std::string& where) const {
+        for (std::size_t r = 0; r < rows; ++r) {
+            const std::uint32_t want = std::accumulate(in.begin() + r * cols, in.begin() + (r + 1) * cols,
+                                                       std::uint32_t{0});
+            ASSERT_EQ(d_out.data[r], want) << "row " << r << ", " << where;
+        }
+        EXPECT_EQ(d_out.data[rows], kPoison) << "out[rows] written, " << where;
+    }
+    std::size_t rows, cols;
+    std::vector<std::uint32_t> in;
+    DeviceArray<std::uint32_t> d_in, d_out;
+};
+
 TEST_F(SimtExecution, WarpSizeFollowsTheBuild) {
     EXPECT_EQ(kWarpSize, GPUCORE_SIMT_WARP_SIZE);
     int width = 0;
@@ -289,22 +312,13 @@ void check_sub_warp_rows(simtStream_t stream) {
     for (std::size_t cols : {kWidest, kWidest - 1, kWidest / 2 + 1, std::size_t{1}}) {
         if (cols == 0) continue;
         for (unsigned grid : {1u, 5u}) {
-            std::vector<std::uint32_t> in(kRows * cols);
-            for (auto& x : in) x = static_cast<std::uint32_t>(rng());
-            DeviceArray<std::uint32_t> d_in(in.size()), d_out(kRows + 1);
-            std::copy(in.begin(), in.end(), d_in.data);
-            std::fill(d_out.data, d_out.data + kRows + 1, 0xA5A5A5A5u);
+            const RowSums arrays(kRows, cols, rng);
             launch_kernel(gpucore::gpu::reduce_rows_subwarp_kernel<std::uint32_t, gpucore::gpu::SumOp, Width,
                                                                    kPerLane, kThreads, kRowsInFlight>,
-                          grid, kThreads, 0, stream, d_in.data, kRows, cols, d_out.data);
+                          grid, kThreads, 0, stream, arrays.d_in.data, kRows, cols, arrays.d_out.data);
             ASSERT_EQ(simtStreamSynchronize(stream), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
-            for (std::size_t r = 0; r < kRows; ++r) {
-                const std::uint32_t want = std::accumulate(in.begin() + r * cols, in.begin() + (r + 1) * cols,
-                                                           std::uint32_t{0});
-                ASSERT_EQ(d_out.data[r], want) << "row " << r << ", width " << Width << " x " << kPerLane
-                                               << ", cols " << cols << ", grid " << grid;
-            }
-            EXPECT_EQ(d_out.data[kRows], 0xA5A5A5A5u) << "out[rows] written";
+            arrays.expect_sums("width " + std::to_string(Width) + " x " + std::to_string(kPerLane) + ", cols " +
+                               std::to_string(cols) + ", grid " + std::to_string(grid));
         }
     }
 }
@@ -338,21 +352,12 @@ TEST_F(SimtExecution, TileRowsOfWholeAndPartialTiles) {
     std::mt19937 rng(7);
     for (std::size_t cols : {kTileCols, 2 * kTileCols, kTileCols + 12, 3 * kTileCols - 4, std::size_t{4}, std::size_t{1000}}) {
         for (unsigned grid : {1u, static_cast<unsigned>(kRows)}) {
-            std::vector<std::uint32_t> in(kRows * cols);
-            for (auto& x : in) x = static_cast<std::uint32_t>(rng());
-            DeviceArray<std::uint32_t> d_in(in.size()), d_out(kRows + 1);
-            std::copy(in.begin(), in.end(), d_in.data);
-            std::fill(d_out.data, d_out.data + kRows + 1, 0xA5A5A5A5u);
+            const RowSums arrays(kRows, cols, rng);
             launch_kernel(gpucore::gpu::reduce_rows_tile_kernel<std::uint32_t, gpucore::gpu::SumOp, kThreads,
                                                                 Policy::kTileRowPacks>,
-                          grid, kThreads, 0, stream_, d_in.data, kRows, cols, d_out.data);
+                          grid, kThreads, 0, stream_, arrays.d_in.data, kRows, cols, arrays.d_out.data);
             ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
-            for (std::size_t r = 0; r < kRows; ++r) {
-                const std::uint32_t want = std::accumulate(in.begin() + r * cols, in.begin() + (r + 1) * cols,
-                                                           std::uint32_t{0});
-                ASSERT_EQ(d_out.data[r], want) << "row " << r << ", cols " << cols << ", grid " << grid;
-            }
-            EXPECT_EQ(d_out.data[kRows], 0xA5A5A5A5u) << "out[rows] written";
+            arrays.expect_sums("cols " + std::to_string(cols) + ", grid " + std::to_string(grid));
         }
     }
 }
