@@ -35,8 +35,8 @@
 #   GPUCORE_COMMIT (shown in the report when the tree is not a git checkout).
 # compute-sanitizer and ncu are taken from PATH, else from /usr/local/cuda/bin; without ncu the
 # profile step records a skip, not a failure.
-# If a folder .deps/ exists (headers + CMake configs of CLI11 / nlohmann-json for machines that
-# lack them), it is added to CMAKE_PREFIX_PATH.
+# If a folder .deps/ exists (headers + CMake configs of CLI11 / nlohmann-json, and include/dlpack/
+# for the Python module, for machines that lack them), it is added to CMAKE_PREFIX_PATH.
 # Outputs: report.txt (every step, status, key lines), summary.json, module_bench.json,
 # python_bench.json, gpu_bench.json,
 # gpucore_bench.json, bandwidth.png (when matplotlib is available), profiles.txt (every ncu
