@@ -19,7 +19,8 @@ int next_power_of_two(std::size_t n) {
     return width;
 }
 
-// The block-per-row plans launch the split kernel's blocks or the lean ones, of any of their sizes.
+// The block-per-row plans launch the split kernel's blocks, the lean ones of any of their sizes or
+// the tile ones.
 constexpr int kBlockPlanMaxThreads =
     std::max({Policy::kBlockThreads, Policy::kLeanRowThreads, Policy::kLeanMidRowThreads, Policy::kLeanWideRowThreads,
               Policy::kTileRowThreads});
