@@ -46,6 +46,25 @@ struct TileArrays {
     Index in_address;
 };
 
+// A rows x cols array cut into tiles of tile_rows x tile_cols: the arrays a kernel moves, in the
+// order kDown, and how many tiles there are.
+template <class Word, class Index>
+struct TileGrid {
+    TileArrays<Word, Index> arrays;
+    Index tiles;
+};
+
+template <bool kDown, class Word, class Index>
+__device__ __forceinline__ TileGrid<Word, Index> tile_grid(const Word* in, Word* out, Index rows, Index cols,
+                                                           Index tile_rows, Index tile_cols) {
+    const Index across = (cols + tile_cols - 1) / tile_cols;
+    const Index down = (rows + tile_rows - 1) / tile_rows;
+    return {{in, out, rows, cols, tiles_per_line<kDown>(down, across),
+             static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word)),
+             static_cast<Index>(reinterpret_cast<std::uintptr_t>(in) / sizeof(Word))},
+            across * down};
+}
+
 // Every tile of the kernel's grid through `mover` (a TileMover, RealignedPairMover or
 // PairsInOutMover): a block per tile up to the launch limit (the launcher's grid, grid_limits.hpp),
 // so a block's first tile is in straight-line code and only further tiles loop: with the first one
@@ -145,13 +164,8 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
     transpose_kernel(const Word* in, Word* out, Index rows, Index cols) {
     using Mover = TileMover<Word, Index, kTile, kBlockRows, kSectorBytes, kDown>;
     __shared__ typename Mover::Buffer tile;
-    const Index across = (cols + kTile - 1) / kTile;
-    const Index down = (rows + kTile - 1) / kTile;
-    const Index tiles = across * down;
-    const Mover mover{{in, out, rows, cols, tiles_per_line<kDown>(down, across),
-                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word)),
-                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(in) / sizeof(Word))}};
-    move_tiles(mover, tiles, tile);
+    const auto grid = tile_grid<kDown>(in, out, rows, cols, Index{kTile}, Index{kTile});
+    move_tiles(Mover{grid.arrays}, grid.tiles, tile);
 }
 
 // Shapes whose rows and columns are both multiples of kVec = 16 / sizeof(Word), with 16-byte

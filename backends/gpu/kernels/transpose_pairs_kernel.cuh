@@ -146,13 +146,8 @@ __global__ void __launch_bounds__(32 * kBlockRows)
     using Index = typename Mover::Index;
     static_assert(Mover::kThreads == 32 * kBlockRows, "the launch bound");
     __shared__ typename Mover::Buffer tile;
-    const Index across = (cols + Mover::kTileCols - 1) / Mover::kTileCols;
-    const Index down = (rows + kTileRows - 1) / kTileRows;
-    const Index tiles = across * down;
-    const Mover mover{{in, out, rows, cols, tiles_per_line<kDown>(down, across),
-                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(std::uint16_t)),
-                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(in) / sizeof(std::uint16_t))}};
-    move_tiles(mover, tiles, tile);
+    const auto grid = tile_grid<kDown>(in, out, rows, cols, Index{kTileRows}, Index{Mover::kTileCols});
+    move_tiles(Mover{grid.arrays}, grid.tiles, tile);
 }
 
 } // namespace gpucore::gpu

@@ -166,13 +166,8 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     using Mover = RealignedVectorMover<Word, kTileRows, kTileCols, kThreads, kLanes, kDown>;
     using Index = typename Mover::Index;
     __shared__ typename Mover::Buffer tile;
-    const Index across = (cols + kTileCols - 1) / kTileCols;
-    const Index down = (rows + kTileRows - 1) / kTileRows;
-    const Index tiles = across * down;
-    const Mover mover{{in, out, rows, cols, tiles_per_line<kDown>(down, across),
-                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(out) / sizeof(Word)),
-                       static_cast<Index>(reinterpret_cast<std::uintptr_t>(in) / sizeof(Word))}};
-    move_tiles(mover, tiles, tile);
+    const auto grid = tile_grid<kDown>(in, out, rows, cols, Index{kTileRows}, Index{kTileCols});
+    move_tiles(Mover{grid.arrays}, grid.tiles, tile);
 }
 
 } // namespace gpucore::gpu
