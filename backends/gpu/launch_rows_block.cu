@@ -35,15 +35,12 @@ void launch_lean(const T* in, std::size_t rows, std::size_t cols, T* out, unsign
                   grid, kThreads, 0, ctx.stream, in, rows, cols, out);
 }
 
-// The tile blocks need every row to start on a 16-byte boundary, as whole packs, and fewer packs
-// per row than 32-bit positions count; 2-byte elements have no tile kernel.
+// The tile blocks need rows they can take (TuningPolicy::ReduceRows::tile_row_fits) from an input
+// on a 16-byte boundary.
 template <class T>
 bool tile_blocks_fit(const T* in, std::size_t cols) {
-    using Policy = TuningPolicy::ReduceRows;
-    constexpr std::size_t kLanes = TuningPolicy::kPackBytes / sizeof(T);
-    return sizeof(T) >= Policy::kTileRowMinElementBytes &&
-           reinterpret_cast<std::uintptr_t>(in) % TuningPolicy::kPackBytes == 0 && cols % kLanes == 0 &&
-           cols / kLanes < Policy::kTileRowMaxPacks;
+    return TuningPolicy::ReduceRows::tile_row_fits(cols * sizeof(T), sizeof(T)) &&
+           reinterpret_cast<std::uintptr_t>(in) % TuningPolicy::kPackBytes == 0;
 }
 
 } // namespace

@@ -159,10 +159,14 @@ struct TuningPolicy {
         static constexpr std::size_t kTileRowMinBytes = 16 << 10;
         static constexpr std::size_t kTileRowMinElementBytes = 4;
         static constexpr std::size_t kTileRowMaxPacks = std::size_t{1} << 31; // 32-bit positions
-        static constexpr bool tile_row(std::size_t row_bytes, std::size_t element_bytes) {
+        // Rows the tile kernel can take (from a 16-byte boundary: the launcher checks the input).
+        static constexpr bool tile_row_fits(std::size_t row_bytes, std::size_t element_bytes) {
             constexpr auto kPack = static_cast<std::size_t>(kPackBytes);
-            return element_bytes >= kTileRowMinElementBytes && row_bytes >= kTileRowMinBytes &&
-                   row_bytes % kPack == 0 && row_bytes / kPack < kTileRowMaxPacks;
+            return element_bytes >= kTileRowMinElementBytes && row_bytes % kPack == 0 &&
+                   row_bytes / kPack < kTileRowMaxPacks;
+        }
+        static constexpr bool tile_row(std::size_t row_bytes, std::size_t element_bytes) {
+            return row_bytes >= kTileRowMinBytes && tile_row_fits(row_bytes, element_bytes);
         }
         // Rows that are not whole packs (row starts at differing alignments) of elements under
         // kLeanRowUnevenMinElementBytes keep the warp-per-row rules: there a warp per row is the

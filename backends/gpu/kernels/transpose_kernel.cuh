@@ -49,14 +49,14 @@ struct TileArrays {
 // A rows x cols array cut into tiles of tile_rows x tile_cols: the arrays a kernel moves, in the
 // order kDown, and how many tiles there are.
 template <class Word, class Index>
-struct TileGrid {
+struct TiledArrays {
     TileArrays<Word, Index> arrays;
     Index tiles;
 };
 
 template <bool kDown, class Word, class Index>
-__device__ __forceinline__ TileGrid<Word, Index> tile_grid(const Word* in, Word* out, Index rows, Index cols,
-                                                           Index tile_rows, Index tile_cols) {
+__device__ __forceinline__ TiledArrays<Word, Index> tiled_arrays(const Word* in, Word* out, Index rows, Index cols,
+                                                                 Index tile_rows, Index tile_cols) {
     const Index across = (cols + tile_cols - 1) / tile_cols;
     const Index down = (rows + tile_rows - 1) / tile_rows;
     return {{in, out, rows, cols, tiles_per_line<kDown>(down, across),
@@ -164,8 +164,8 @@ __global__ void __launch_bounds__(kTile* kBlockRows)
     transpose_kernel(const Word* in, Word* out, Index rows, Index cols) {
     using Mover = TileMover<Word, Index, kTile, kBlockRows, kSectorBytes, kDown>;
     __shared__ typename Mover::Buffer tile;
-    const auto grid = tile_grid<kDown>(in, out, rows, cols, Index{kTile}, Index{kTile});
-    move_tiles(Mover{grid.arrays}, grid.tiles, tile);
+    const auto tiled = tiled_arrays<kDown>(in, out, rows, cols, Index{kTile}, Index{kTile});
+    move_tiles(Mover{tiled.arrays}, tiled.tiles, tile);
 }
 
 // Shapes whose rows and columns are both multiples of kVec = 16 / sizeof(Word), with 16-byte

@@ -146,8 +146,8 @@ __global__ void __launch_bounds__(32 * kBlockRows)
     using Index = typename Mover::Index;
     static_assert(Mover::kThreads == 32 * kBlockRows, "the launch bound");
     __shared__ typename Mover::Buffer tile;
-    const auto grid = tile_grid<kDown>(in, out, rows, cols, Index{kTileRows}, Index{Mover::kTileCols});
-    move_tiles(Mover{grid.arrays}, grid.tiles, tile);
+    const auto tiled = tiled_arrays<kDown>(in, out, rows, cols, Index{kTileRows}, Index{Mover::kTileCols});
+    move_tiles(Mover{tiled.arrays}, tiled.tiles, tile);
 }
 
 } // namespace gpucore::gpu

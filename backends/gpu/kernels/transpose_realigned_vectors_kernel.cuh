@@ -166,8 +166,8 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     using Mover = RealignedVectorMover<Word, kTileRows, kTileCols, kThreads, kLanes, kDown>;
     using Index = typename Mover::Index;
     __shared__ typename Mover::Buffer tile;
-    const auto grid = tile_grid<kDown>(in, out, rows, cols, Index{kTileRows}, Index{kTileCols});
-    move_tiles(Mover{grid.arrays}, grid.tiles, tile);
+    const auto tiled = tiled_arrays<kDown>(in, out, rows, cols, Index{kTileRows}, Index{kTileCols});
+    move_tiles(Mover{tiled.arrays}, tiled.tiles, tile);
 }
 
 } // namespace gpucore::gpu
