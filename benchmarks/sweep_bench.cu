@@ -27,10 +27,11 @@
 // answer is caught.
 //
 //   gpucore_sweep_bench <out-dir> [--quick] [--reps N] [--ops LIST] [--dtypes LIST]
-//                       [--max-gib G] [--no-variants]
+//                       [--max-gib G] [--no-variants] [--row-shapes RxC,...]
 //
 // --quick: a few shapes per op (a smoke test in seconds). --ops / --dtypes: comma-separated
-// subsets. --max-gib: device memory one op's buffers may take (default 40); larger shapes are
+// subsets. --row-shapes: reduce_rows on these rows x cols shapes only (to time the planner's
+// variants around a rule's boundary). --max-gib: device memory one op's buffers may take (default 40); larger shapes are
 // skipped and listed. Writes <out-dir>/sweep.json (every case, peer and variant) and
 // <out-dir>/sweep.md (cases below 1.00x of the best peer, transposes below their copy goal, the
 // variants' winners, per-op summaries); prints the same. benchmarks/plot_sweep.py draws the plot.
@@ -48,6 +49,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -138,6 +140,7 @@ struct Options {
     bool variants = true;
     double max_gib = 40;
     std::set<std::string> ops, dtypes; // empty: all
+    std::vector<std::pair<std::size_t, std::size_t>> row_shapes; // empty: the sweep's own
     bench::Settings settings{2, 7};
 };
 
@@ -619,6 +622,11 @@ public:
             plans.push_back({"block_per_row, lean 256", gpucore::gpu::lean_row_plan(rows, Policy::ReduceRows::kLeanWideRowThreads)});
             if (sizeof(T) >= Policy::ReduceRows::kTileRowMinElementBytes) {
                 plans.push_back({"block_per_row, tile", gpucore::gpu::tile_row_plan(rows)});
+                for (int threads : {Policy::ReduceRows::kShortTileNarrowThreads, Policy::ReduceRows::kShortTileMidThreads,
+                                    Policy::ReduceRows::kShortTileWideThreads}) {
+                    plans.push_back({"block_per_row, short tile " + std::to_string(threads),
+                                     gpucore::gpu::short_tile_row_plan(rows, threads)});
+                }
             }
         }
         // Few long rows: the split kernel with each row split over 2..16 blocks (a per-row ticket),
@@ -928,8 +936,13 @@ std::vector<std::size_t> flat_sizes(bool quick) {
     return sizes;
 }
 
-std::vector<Sweep::RowShape> row_shapes(bool quick) {
+std::vector<Sweep::RowShape> row_shapes(const Options& opt) {
     std::vector<Sweep::RowShape> shapes;
+    if (!opt.row_shapes.empty()) {
+        for (auto [rows, cols] : opt.row_shapes) shapes.push_back({rows, cols, "chosen"});
+        return shapes;
+    }
+    const bool quick = opt.quick;
     // Rows chosen so rows x cols is the group's element count, at most 2^22 rows (CUB's segmented
     // reduce costs about a microsecond per 1000 rows however short they are).
     const auto add = [&](std::size_t total, const char* group, std::size_t cols) {
@@ -970,11 +983,11 @@ std::vector<Sweep::TransposeShape> transpose_shapes(bool quick) {
 }
 
 template <class T>
-void run_dtype(Sweep& s, bool quick) {
-    s.vector_add<T>(flat_sizes(quick));
-    s.reduce<T>(flat_sizes(quick));
-    s.reduce_rows<T>(row_shapes(quick));
-    s.transpose<T>(transpose_shapes(quick));
+void run_dtype(Sweep& s, const Options& opt) {
+    s.vector_add<T>(flat_sizes(opt.quick));
+    s.reduce<T>(flat_sizes(opt.quick));
+    s.reduce_rows<T>(row_shapes(opt));
+    s.transpose<T>(transpose_shapes(opt.quick));
 }
 
 std::set<std::string> split_list(const std::string& text) {
@@ -987,13 +1000,31 @@ std::set<std::string> split_list(const std::string& text) {
     return out;
 }
 
+// "RxC,RxC,...": rows x cols pairs, each > 0; false on anything else.
+bool parse_row_shapes(const std::string& text, std::vector<std::pair<std::size_t, std::size_t>>& shapes) {
+    for (const std::string& item : split_list(text)) {
+        const std::size_t x = item.find('x');
+        if (x == std::string::npos || x == 0 || x + 1 == item.size() ||
+            item.find_first_not_of("0123456789x") != std::string::npos || item.find('x', x + 1) != std::string::npos)
+            return false;
+        char* end = nullptr;
+        const unsigned long long rows = std::strtoull(item.c_str(), &end, 10);
+        if (end != item.c_str() + x) return false;
+        const unsigned long long cols = std::strtoull(item.c_str() + x + 1, &end, 10);
+        if (*end != '\0' || rows == 0 || cols == 0) return false;
+        shapes.push_back({rows, cols});
+    }
+    std::sort(shapes.begin(), shapes.end());
+    return !shapes.empty();
+}
+
 } // namespace
 } // namespace sweep
 
 int main(int argc, char** argv) {
     sweep::Options opt;
     const char* usage = "usage: %s <out-dir> [--quick] [--reps N] [--ops vector_add,transpose,reduce,reduce_rows] "
-                        "[--dtypes f32,f64,i32,u32,f16,bf16] [--max-gib G] [--no-variants]\n";
+                        "[--dtypes f32,f64,i32,u32,f16,bf16] [--max-gib G] [--no-variants] [--row-shapes RxC,...]\n";
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--quick") opt.quick = true;
@@ -1002,7 +1033,12 @@ int main(int argc, char** argv) {
         else if (arg == "--ops" && i + 1 < argc) opt.ops = sweep::split_list(argv[++i]);
         else if (arg == "--dtypes" && i + 1 < argc) opt.dtypes = sweep::split_list(argv[++i]);
         else if (arg == "--max-gib" && i + 1 < argc) opt.max_gib = std::atof(argv[++i]);
-        else if (arg == "--help") {
+        else if (arg == "--row-shapes" && i + 1 < argc) {
+            if (!sweep::parse_row_shapes(argv[++i], opt.row_shapes)) {
+                std::fprintf(stderr, "--row-shapes: expected rows x cols pairs such as 16384x1024,128x131072\n");
+                return 1;
+            }
+        } else if (arg == "--help") {
             std::printf(usage, argv[0]);
             return 0;
         } else if (!arg.empty() && arg[0] != '-' && opt.out_dir.empty()) opt.out_dir = arg;
@@ -1022,12 +1058,12 @@ int main(int argc, char** argv) {
         s.warm_up(1.0);
         std::printf("  %-12s %-5s %-18s %13s %13s  %-46s %13s  %7s\n", "op", "dtype", "shape", "gpucore", "",
                     "best peer", "peer", "ratio");
-        sweep::run_dtype<float>(s, opt.quick);
-        sweep::run_dtype<double>(s, opt.quick);
-        sweep::run_dtype<std::int32_t>(s, opt.quick);
-        sweep::run_dtype<std::uint32_t>(s, opt.quick);
-        sweep::run_dtype<gpucore::half>(s, opt.quick);
-        sweep::run_dtype<gpucore::bfloat16>(s, opt.quick);
+        sweep::run_dtype<float>(s, opt);
+        sweep::run_dtype<double>(s, opt);
+        sweep::run_dtype<std::int32_t>(s, opt);
+        sweep::run_dtype<std::uint32_t>(s, opt);
+        sweep::run_dtype<gpucore::half>(s, opt);
+        sweep::run_dtype<gpucore::bfloat16>(s, opt);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const std::string md = s.markdown(seconds);
         std::printf("\n%s", md.c_str());

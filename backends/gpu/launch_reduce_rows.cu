@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // reduce_rows: plan the shape, then launch the chosen kernel.
+#include <cstdint>
+
 #include "gpu_error.hpp"
 #include "gpucore/element_types.hpp"
 #include "launch.hpp"
@@ -12,9 +14,10 @@ namespace gpucore::gpu {
 void launch_reduce_rows(gpucore_dtype dtype, gpucore_reduce_op op, const void* in,
                         std::size_t rows, std::size_t cols, void* out, const LaunchContext& ctx) {
     if (rows == 0) return;
-    const RowPlan plan = plan_reduce_rows(
-        rows, cols, ctx.device, TuningPolicy::Scratch::kPartialSlots,
-        TuningPolicy::Scratch::kTicketSlots, rows_split_wave_blocks(dtype, op, ctx), element_size(dtype));
+    const bool input_on_packs = reinterpret_cast<std::uintptr_t>(in) % TuningPolicy::kPackBytes == 0;
+    const RowPlan plan = plan_reduce_rows(rows, cols, ctx.device, TuningPolicy::Scratch::kPartialSlots,
+                                          TuningPolicy::Scratch::kTicketSlots, rows_split_wave_blocks(dtype, op, ctx),
+                                          element_size(dtype), input_on_packs);
     launch_reduce_rows_planned(dtype, op, in, rows, cols, out, plan, ctx);
 }
 

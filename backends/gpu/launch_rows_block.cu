@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// reduce_rows, long rows: one lean or tile block per row, or the split kernel's plan.split blocks
-// per row (with a per-row ticket when there are several).
+// reduce_rows, long rows: one lean or tile block (short tiles included) per row, or the split
+// kernel's plan.split blocks per row (with a per-row ticket when there are several).
 #include <cstdint>
 
 #include "dtype_dispatch.cuh"
@@ -35,6 +35,13 @@ void launch_lean(const T* in, std::size_t rows, std::size_t cols, T* out, unsign
                   grid, kThreads, 0, ctx.stream, in, rows, cols, out);
 }
 
+template <class T, class Op, int kThreads, int kPacks, bool kTailInFlight>
+void launch_tiles(const T* in, std::size_t rows, std::size_t cols, T* out, unsigned int grid,
+                  const LaunchContext& ctx) {
+    launch_kernel(reduce_rows_tile_kernel<T, Op, kThreads, kPacks, kTailInFlight>, grid, kThreads, 0, ctx.stream, in,
+                  rows, cols, out);
+}
+
 // The tile blocks need rows they can take (TuningPolicy::ReduceRows::tile_row_fits) from an input
 // on a 16-byte boundary.
 template <class T>
@@ -59,27 +66,39 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
         const auto grid = static_cast<unsigned int>(plan.grid);
         const auto* typed_in = static_cast<const T*>(in);
         auto* partials = static_cast<accumulator_of_t<T>*>(ctx.scratch.partials);
-        if (plan.split == 1 && plan.tile_threads == Policy::kTileRowThreads && tile_blocks_fit(typed_in, cols)) {
+        auto* typed_out = static_cast<T*>(out);
+        if (plan.split == 1 && plan.tile_threads > 0 && tile_blocks_fit(typed_in, cols)) {
             if constexpr (sizeof(T) >= Policy::kTileRowMinElementBytes) {
-                launch_kernel(reduce_rows_tile_kernel<T, Op, Policy::kTileRowThreads, Policy::kTileRowPacks>, grid,
-                              Policy::kTileRowThreads, 0, ctx.stream, typed_in, rows, cols, static_cast<T*>(out));
+                if (plan.tile_packs != Policy::kShortTilePacks) {
+                    launch_tiles<T, Op, Policy::kTileRowThreads, Policy::kTileRowPacks, false>(typed_in, rows, cols,
+                                                                                             typed_out, grid, ctx);
+                } else if (plan.tile_threads == Policy::kShortTileWideThreads) {
+                    launch_tiles<T, Op, Policy::kShortTileWideThreads, Policy::kShortTilePacks, true>(
+                        typed_in, rows, cols, typed_out, grid, ctx);
+                } else if (plan.tile_threads == Policy::kShortTileMidThreads) {
+                    launch_tiles<T, Op, Policy::kShortTileMidThreads, Policy::kShortTilePacks, true>(
+                        typed_in, rows, cols, typed_out, grid, ctx);
+                } else {
+                    launch_tiles<T, Op, Policy::kShortTileNarrowThreads, Policy::kShortTilePacks, true>(
+                        typed_in, rows, cols, typed_out, grid, ctx);
+                }
             }
         } else if (plan.split == 1 && plan.per_lane == Policy::kLeanRowPacks) {
             if (plan.lean_threads == Policy::kLeanMidRowThreads) {
                 launch_lean<T, Op, Policy::kLeanMidRowThreads, Policy::kLeanMidRowMinBlocksPerSm>(
-                    typed_in, rows, cols, static_cast<T*>(out), grid, ctx);
+                    typed_in, rows, cols, typed_out, grid, ctx);
             } else if (plan.lean_threads == Policy::kLeanWideRowThreads) {
                 launch_lean<T, Op, Policy::kLeanWideRowThreads, Policy::kLeanWideRowMinBlocksPerSm>(
-                    typed_in, rows, cols, static_cast<T*>(out), grid, ctx);
+                    typed_in, rows, cols, typed_out, grid, ctx);
             } else {
                 launch_lean<T, Op, Policy::kLeanRowThreads, Policy::kLeanRowMinBlocksPerSm>(
-                    typed_in, rows, cols, static_cast<T*>(out), grid, ctx);
+                    typed_in, rows, cols, typed_out, grid, ctx);
             }
         } else {
             launch_kernel(
                 reduce_rows_block_kernel<T, Op, Policy::kBlockThreads, Policy::kSplitPacksPerThread, 1>,
                 grid, Policy::kBlockThreads, 0, ctx.stream, typed_in, rows, cols, plan.split,
-                static_cast<T*>(out), partials, ctx.scratch.tickets);
+                typed_out, partials, ctx.scratch.tickets);
         }
         GPUCORE_GPU_CHECK(last_launch_error());
     });

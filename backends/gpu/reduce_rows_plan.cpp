@@ -20,10 +20,10 @@ int next_power_of_two(std::size_t n) {
 }
 
 // The block-per-row plans launch the split kernel's blocks, the lean ones of any of their sizes or
-// the tile ones.
+// the tile ones (short or not).
 constexpr int kBlockPlanMaxThreads =
     std::max({Policy::kBlockThreads, Policy::kLeanRowThreads, Policy::kLeanMidRowThreads, Policy::kLeanWideRowThreads,
-              Policy::kTileRowThreads});
+              Policy::kTileRowThreads, Policy::kShortTileWideThreads});
 
 bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 
@@ -86,7 +86,7 @@ RowPlan block_plan(std::size_t rows, std::size_t split, std::size_t partial_slot
 
 RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& device,
                          std::size_t partial_slots, std::size_t ticket_slots,
-                         std::size_t split_wave_blocks, std::size_t element_bytes) {
+                         std::size_t split_wave_blocks, std::size_t element_bytes, bool input_on_packs) {
     int width = 0, per_lane = 1;
     if (planned_sub_warp_shape(cols, element_bytes, width, per_lane)) {
         return sub_warp_plan(rows, width, per_lane, device,
@@ -96,14 +96,14 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
     const auto sms = static_cast<std::size_t>(device.sm_count);
     const std::size_t row_bytes = cols * element_bytes;
     const bool whole_packs = row_bytes % static_cast<std::size_t>(TuningPolicy::kPackBytes) == 0;
-    const bool lean_row = row_bytes >= Policy::kLeanRowMinBytes &&
-                          (whole_packs || element_bytes >= Policy::kLeanRowUnevenMinElementBytes);
+    if (input_on_packs && Policy::short_tile_row(row_bytes, element_bytes)) {
+        return short_tile_row_plan(rows, Policy::short_tile_threads(row_bytes, element_bytes));
+    }
+    const bool lean_row = Policy::lean_row(row_bytes, element_bytes, whole_packs);
     if (!lean_row &&
         ((cols <= Policy::kWarpRowMaxCols && rows >= sms * Policy::kWarpRowMinRowsPerSm) ||
          (cols <= Policy::kWarpRowLongMaxCols && rows >= sms * Policy::kWarpRowLongMinRowsPerSm))) {
-        const bool kib_row = row_bytes <= Policy::kWarpRowKiBRowMaxBytes && (row_bytes & (row_bytes - 1)) == 0;
-        const bool deep = row_bytes >= Policy::kWarpRowKiBRowMinBytes &&
-                          (kib_row || element_bytes >= Policy::kWarpRowDeepElementBytes);
+        const bool deep = Policy::warp_row_deep(row_bytes, element_bytes);
         return warp_plan(rows, deep ? Policy::kWarpRowKiBRowPacks : Policy::kWarpRowPacksPerThread, device);
     }
     // Fewer rows than one wave of blocks: split each row over wave / rows blocks (rounded down,
@@ -113,7 +113,8 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
                                  : static_cast<std::size_t>(device.sm_count) *
                                        Policy::kSplitTargetBlocksPerSm;
     std::size_t split = 1;
-    if (rows < wave) {
+    const bool unsplit = Policy::unsplit_rows(rows, row_bytes, sms);
+    if (rows < wave && !unsplit) {
         const std::size_t by_work = std::max<std::size_t>(
             1, cols / (static_cast<std::size_t>(Policy::kBlockThreads) *
                        Policy::kMinSplitElementsPerThread));
@@ -121,7 +122,7 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
     }
     // Rows that one wave holds unsplit, but too few for 2 blocks per SM: split long ones anyway.
     const bool few_rows = rows < sms * Policy::kLongRowSplitMaxRowsPerSm;
-    if (few_rows && split == 1) {
+    if (few_rows && split == 1 && !unsplit) {
         split = std::max<std::size_t>(1, std::min(cols / Policy::kLongRowSplitElements, Policy::kLongRowMaxSplit));
     }
     RowPlan plan = block_plan(rows, split, partial_slots, ticket_slots);
@@ -129,8 +130,10 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
     if (plan.split == 1) {
         plan.per_lane = Policy::kLeanRowPacks;
         plan.lean_threads = Policy::lean_row_threads(rows, row_bytes, sms);
-        if (plan.lean_threads != Policy::kLeanWideRowThreads && Policy::tile_row(row_bytes, element_bytes)) {
+        if (input_on_packs && plan.lean_threads != Policy::kLeanWideRowThreads &&
+            Policy::tile_row(row_bytes, element_bytes)) {
             plan.tile_threads = Policy::kTileRowThreads;
+            plan.tile_packs = Policy::kTileRowPacks;
         }
     }
     return plan;
@@ -176,6 +179,17 @@ RowPlan lean_row_plan(std::size_t rows, int threads) {
 RowPlan tile_row_plan(std::size_t rows) {
     RowPlan plan = lean_row_plan(rows, Policy::kLeanRowThreads);
     plan.tile_threads = Policy::kTileRowThreads;
+    plan.tile_packs = Policy::kTileRowPacks;
+    plan.grid = capped_grid(rows, plan.tile_threads);
+    return plan;
+}
+
+RowPlan short_tile_row_plan(std::size_t rows, int threads) {
+    RowPlan plan = lean_row_plan(rows, Policy::kLeanMidRowThreads);
+    plan.tile_threads = threads == Policy::kShortTileMidThreads || threads == Policy::kShortTileWideThreads
+                            ? threads
+                            : Policy::kShortTileNarrowThreads;
+    plan.tile_packs = Policy::kShortTilePacks;
     plan.grid = capped_grid(rows, plan.tile_threads);
     return plan;
 }

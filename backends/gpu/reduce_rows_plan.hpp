@@ -26,9 +26,11 @@ struct RowPlan {
     int lean_threads = 0;   // block_per_row, the lean blocks: threads per block (kLeanRowThreads,
                             // kLeanMidRowThreads or kLeanWideRowThreads)
     int tile_threads = 0;   // block_per_row, split 1: the tile blocks' threads per block
-                            // (kTileRowThreads) in place of the lean blocks; 0 when not planned.
-                            // The launcher takes the lean blocks where the input does not start
-                            // on 16 bytes.
+                            // (kTileRowThreads, or the short tiles' 64, 128 or 256) in place of the
+                            // lean blocks; 0 when not planned. The launcher takes the lean blocks
+                            // where the input does not start on 16 bytes.
+    int tile_packs = 0;     // the tile blocks' packs per thread: kTileRowPacks, or kShortTilePacks
+                            // for the short tiles (the last tile's loads in flight at once)
     std::size_t grid = 0;   // blocks to launch (> 0 whenever rows > 0)
 };
 
@@ -36,10 +38,12 @@ struct RowPlan {
 // scratch capacities; a split plan never exceeds them. `split_wave_blocks`: blocks of the split
 // kernel resident at once (resident_blocks_of); a split plan fills at most that one wave. 0: the
 // device's SMs times TuningPolicy::ReduceRows::kSplitTargetBlocksPerSm. `element_bytes`: the
-// dtype's size (short rows: how many lanes span a sector).
+// dtype's size (short rows: how many lanes span a sector). `input_on_packs`: the input starts on a
+// 16-byte boundary (the tile blocks need it).
 RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& device,
                          std::size_t partial_slots, std::size_t ticket_slots,
-                         std::size_t split_wave_blocks = 0, std::size_t element_bytes = 4);
+                         std::size_t split_wave_blocks = 0, std::size_t element_bytes = 4,
+                         bool input_on_packs = true);
 
 // A plan forcing `strategy` (tests and benchmarks use it to exercise each kernel on any shape).
 // sub_warp: one lane per element (needs cols <= kSubWarpMaxWidth); a split is clamped to the
@@ -66,6 +70,12 @@ RowPlan lean_row_plan(std::size_t rows, int threads);
 // A plan of the tile blocks (TuningPolicy::ReduceRows::kTileRow*), the lean blocks of
 // kLeanRowThreads where the launcher cannot take them, for tests and benchmarks.
 RowPlan tile_row_plan(std::size_t rows);
+
+// A plan of the short tiles (TuningPolicy::ReduceRows::kShortTile*) with blocks of `threads`
+// (kShortTileNarrowThreads, kShortTileMidThreads or kShortTileWideThreads; any other value gives
+// the first), the lean blocks of kLeanMidRowThreads where the launcher
+// cannot take them, for tests and benchmarks.
+RowPlan short_tile_row_plan(std::size_t rows, int threads);
 
 // Whether the launcher has a sub-warp kernel of `width` lanes and `per_lane` elements per lane
 // (TuningPolicy::ReduceRows).

@@ -108,14 +108,27 @@ struct TuningPolicy {
         static constexpr std::size_t kWarpRowLongMinRowsPerSm = 8;
         static constexpr int kWarpRowThreads = 256;
         // Packs each lane keeps in flight: kWarpRowPacksPerThread, or kWarpRowKiBRowPacks on rows
-        // of 1, 2 or 4 KiB (up to kWarpRowKiBRowMaxBytes) and, for elements of at least
-        // kWarpRowDeepElementBytes, on every row of 1 KiB or more: where that kernel is the
-        // faster or the steadier one (BENCHMARKS.md, the sweep's reduce_rows plans).
+        // of 1, 2 or 4 KiB (up to kWarpRowKiBRowMaxBytes), on every row of 1 KiB or more of
+        // elements of at least kWarpRowDeepElementBytes, and on rows of 1 KiB up to
+        // kWarpRowDeepMaxBytes4 (4-byte elements) or under kWarpRowDeepMaxBytes2 (2-byte ones):
+        // where that kernel is the faster or the steadier one (BENCHMARKS.md, the sweep's
+        // reduce_rows plans; short tiles for rows of 2 to 16 KiB: 4-byte rows of 1040 to 1400
+        // bytes 28-34 % faster, 2-byte ones 10-20 %, while 2-byte rows of 1536 to 2040 bytes were
+        // up to 4 % slower).
         static constexpr int kWarpRowPacksPerThread = 2;
         static constexpr int kWarpRowKiBRowPacks = 4;
         static constexpr std::size_t kWarpRowKiBRowMinBytes = 1024;
         static constexpr std::size_t kWarpRowKiBRowMaxBytes = 4096;
         static constexpr std::size_t kWarpRowDeepElementBytes = 8;
+        static constexpr std::size_t kWarpRowDeepMaxBytes4 = 2048;
+        static constexpr std::size_t kWarpRowDeepMaxBytes2 = 1536; // exclusive
+        static constexpr bool warp_row_deep(std::size_t row_bytes, std::size_t element_bytes) {
+            if (row_bytes < kWarpRowKiBRowMinBytes) return false;
+            const bool kib_row = row_bytes <= kWarpRowKiBRowMaxBytes && (row_bytes & (row_bytes - 1)) == 0;
+            return kib_row || element_bytes >= kWarpRowDeepElementBytes ||
+                   (element_bytes == 4 && row_bytes <= kWarpRowDeepMaxBytes4) ||
+                   (element_bytes == 2 && row_bytes < kWarpRowDeepMaxBytes2);
+        }
         // Rows of at least kLeanRowMinBytes, and any row that a warp-per-row rule above does not
         // take, unless the split rules below split it: one block per row of kLeanRowThreads
         // threads (reduce_rows_lean_kernel), each keeping kLeanRowPacks packs in flight into one
@@ -126,14 +139,14 @@ struct TuningPolicy {
         static constexpr int kLeanRowPacks = 8;
         static constexpr int kLeanRowMinBlocksPerSm = 8;
         static constexpr std::size_t kLeanRowMinBytes = 8192;
-        // Lean rows of kLeanMidRowMinBytes to kLeanMidRowMaxBytes: blocks of kLeanMidRowThreads,
-        // kLeanMidRowMinBlocksPerSm per SM (the same registers, twice the blocks of half the
-        // size): faster at 12, 16 and 20 KiB for every element size timed, level at 14 KiB, while
-        // on 8 KiB rows and on rows of 24 KiB and more the 128-thread blocks are faster
-        // (BENCHMARKS.md: lean blocks of 64 threads for rows of 12 to 20 KiB).
+        // Lean rows of kShortLeanMinBytes to kLeanMidRowMaxBytes but those of exactly
+        // kLeanRowMinBytes: blocks of kLeanMidRowThreads, kLeanMidRowMinBlocksPerSm per SM (the same
+        // registers, twice the blocks of half the size). Faster at 4 to 20 KiB for every element
+        // size timed, by up to 17 % on 4 KiB rows, while on rows of exactly 8 KiB (up to 9 %, 2-byte
+        // elements) and on rows of 24 KiB and more the 128-thread blocks are faster (BENCHMARKS.md:
+        // lean blocks of 64 threads for rows of 12 to 20 KiB; short tiles for rows of 2 to 16 KiB).
         static constexpr int kLeanMidRowThreads = 64;
         static constexpr int kLeanMidRowMinBlocksPerSm = 16;
-        static constexpr std::size_t kLeanMidRowMinBytes = 12 << 10;
         static constexpr std::size_t kLeanMidRowMaxBytes = 20 << 10;
         // Fewer lean rows than kLeanWideRowMaxRowsPerSm per SM, of at least kLeanWideRowMinBytes:
         // blocks of kLeanWideRowThreads, kLeanWideRowMinBlocksPerSm per SM: more loads in flight
@@ -143,10 +156,25 @@ struct TuningPolicy {
         static constexpr int kLeanWideRowMinBlocksPerSm = 4;
         static constexpr std::size_t kLeanWideRowMaxRowsPerSm = 4;
         static constexpr std::size_t kLeanWideRowMinBytes = 64 << 10;
+        // Rows of kLeanWideRowAnyRowsMinBytes or more take those blocks however many they are: level
+        // with the 128-thread and tile blocks or up to 3 % faster at every such row timed.
+        static constexpr std::size_t kLeanWideRowAnyRowsMinBytes = 128 << 10;
+        // Rows that neither the short tiles nor the tile blocks take (2-byte elements, rows of part
+        // packs, inputs off 16 bytes), from kShortLeanMinBytes up to kLeanRowMinBytes, many rows or
+        // few: lean blocks (of kLeanMidRowThreads), 2-17 % faster than a warp per row at every such
+        // row timed but one (BENCHMARKS.md: short tiles for rows of 2 to 16 KiB).
+        static constexpr std::size_t kShortLeanMinBytes = 4096;
+        static constexpr bool short_lean_row(std::size_t row_bytes) {
+            return row_bytes >= kShortLeanMinBytes && row_bytes < kLeanRowMinBytes;
+        }
         static constexpr int lean_row_threads(std::size_t rows, std::size_t row_bytes, std::size_t sms) {
-            if (rows < sms * kLeanWideRowMaxRowsPerSm && row_bytes >= kLeanWideRowMinBytes) return kLeanWideRowThreads;
-            return row_bytes >= kLeanMidRowMinBytes && row_bytes <= kLeanMidRowMaxBytes ? kLeanMidRowThreads
-                                                                                      : kLeanRowThreads;
+            if ((rows < sms * kLeanWideRowMaxRowsPerSm && row_bytes >= kLeanWideRowMinBytes) ||
+                row_bytes >= kLeanWideRowAnyRowsMinBytes) {
+                return kLeanWideRowThreads;
+            }
+            return row_bytes >= kShortLeanMinBytes && row_bytes <= kLeanMidRowMaxBytes && row_bytes != kLeanRowMinBytes
+                       ? kLeanMidRowThreads
+                       : kLeanRowThreads;
         }
         // Unsplit rows of whole packs of 4- or 8-byte elements, of at least kTileRowMinBytes, outside
         // the few-long-rows rule above: the tile blocks (reduce_rows_tile_kernel), kTileRowThreads
@@ -168,10 +196,41 @@ struct TuningPolicy {
         static constexpr bool tile_row(std::size_t row_bytes, std::size_t element_bytes) {
             return row_bytes >= kTileRowMinBytes && tile_row_fits(row_bytes, element_bytes);
         }
-        // Rows that are not whole packs (row starts at differing alignments) of elements under
-        // kLeanRowUnevenMinElementBytes keep the warp-per-row rules: there a warp per row is the
-        // faster kernel.
+        // Rows the tile kernel can take, over kShortTileMinBytes and under kTileRowMinBytes (4-byte
+        // elements) or kShortTileMaxBytes8 (8-byte ones), many or few: the short tiles, tile blocks
+        // of kShortTilePacks packs a thread whose last, partial tile keeps all its loads in flight
+        // (kTailInFlight). Threads: kShortTileNarrowThreads for 8-byte elements and for rows up to
+        // kShortTileNarrowMaxBytes; otherwise kShortTileMidThreads up to kShortTileMidMaxBytes,
+        // kShortTileWideThreads above. Faster than the warp-per-row and lean kernels at every such
+        // row timed but a few within 2 %, and than CUB's segmented sum at all but 8-byte rows of 10
+        // to 12 KiB, which the lean blocks keep (BENCHMARKS.md: short tiles for rows of 2 to 16 KiB).
+        static constexpr int kShortTilePacks = 4;
+        static constexpr int kShortTileNarrowThreads = 64;
+        static constexpr int kShortTileMidThreads = 128;
+        static constexpr int kShortTileWideThreads = 256;
+        static constexpr std::size_t kShortTileMinBytes = 2048; // exclusive
+        static constexpr std::size_t kShortTileMaxBytes8 = 8192; // exclusive
+        static constexpr std::size_t kShortTileNarrowMaxBytes = 3072;
+        static constexpr std::size_t kShortTileMidMaxBytes = 6144;
+        static constexpr bool short_tile_row(std::size_t row_bytes, std::size_t element_bytes) {
+            const std::size_t max_bytes = element_bytes >= 8 ? kShortTileMaxBytes8 : kTileRowMinBytes;
+            return row_bytes > kShortTileMinBytes && row_bytes < max_bytes && tile_row_fits(row_bytes, element_bytes);
+        }
+        static constexpr int short_tile_threads(std::size_t row_bytes, std::size_t element_bytes) {
+            if (element_bytes >= 8 || row_bytes <= kShortTileNarrowMaxBytes) return kShortTileNarrowThreads;
+            return row_bytes <= kShortTileMidMaxBytes ? kShortTileMidThreads : kShortTileWideThreads;
+        }
+        // Rows of 8 KiB and more that are not whole packs (row starts at differing alignments) of
+        // elements under kLeanRowUnevenMinElementBytes keep the warp-per-row rules (there a warp per
+        // row is the faster kernel), except rows of 4-byte elements up to kLeanMidRowMaxBytes: lean
+        // blocks are level with a warp per row at 8 KiB and 5-7 % faster at 12 and 20 KiB.
         static constexpr std::size_t kLeanRowUnevenMinElementBytes = 8;
+        static constexpr bool lean_row(std::size_t row_bytes, std::size_t element_bytes, bool whole_packs) {
+            if (short_lean_row(row_bytes)) return true;
+            if (row_bytes < kLeanRowMinBytes) return false;
+            return whole_packs || element_bytes >= kLeanRowUnevenMinElementBytes ||
+                   (element_bytes == 4 && row_bytes <= kLeanMidRowMaxBytes);
+        }
         // Longer rows too few to fill the GPU: the split kernel, blocks of kBlockThreads, several
         // per row (with a per-row ticket), with as many packs in flight as the flat reduce.
         static constexpr int kBlockThreads = 256;
@@ -187,6 +246,18 @@ struct TuningPolicy {
         static constexpr std::size_t kLongRowSplitMaxRowsPerSm = 2;
         static constexpr std::size_t kLongRowSplitElements = std::size_t{1} << 18;
         static constexpr std::size_t kLongRowMaxSplit = 4;
+        // Neither split rule applies to rows that fill enough SMs, one block each: at least
+        // kUnsplitQuarterSms[i] / 4 rows per SM for rows up to kUnsplitMaxRowBytes[i], and
+        // kUnsplitQuarterSms[3] / 4 for longer ones. The wide lean blocks there are up to 19 %
+        // faster than the split ones, while with fewer rows, or longer ones, the split is faster
+        // (BENCHMARKS.md: few long rows unsplit).
+        static constexpr std::size_t kUnsplitMaxRowBytes[3] = {256 << 10, 512 << 10, 2 << 20};
+        static constexpr std::size_t kUnsplitQuarterSms[4] = {2, 3, 4, 5};
+        static constexpr bool unsplit_rows(std::size_t rows, std::size_t row_bytes, std::size_t sms) {
+            std::size_t band = 0;
+            while (band < 3 && row_bytes > kUnsplitMaxRowBytes[band]) ++band;
+            return rows * 4 >= sms * kUnsplitQuarterSms[band];
+        }
     };
     struct Transpose {
         // Any shape: kTile x kTile tiles, kTile x kBlockRows threads, each moving kTile/kBlockRows

@@ -148,6 +148,34 @@ TYPED_TEST(ReduceRows, TileBlocksOnAnyShape) {
     this->check(300, kTileCols + 77 * kLanes, GPUCORE_REDUCE_MAX, nullptr, 1);
 }
 
+// The short tiles (the last, partial tile's loads in flight at once) of every size: rows of whole
+// tiles, of a tile and a part, of less than a tile, of fewer packs than threads, and rows the
+// launcher must give to the lean blocks instead (not whole packs, input off 16 bytes, 2-byte
+// elements); then the planner's choice on rows of 2 to 16 KiB from 16 bytes and one element in.
+TYPED_TEST(ReduceRows, ShortTilesOnAnyShape) {
+    using Policy = TuningPolicy::ReduceRows;
+    constexpr std::size_t kLanes = 16 / sizeof(TypeParam);
+    for (int threads : {Policy::kShortTileNarrowThreads, Policy::kShortTileMidThreads, Policy::kShortTileWideThreads}) {
+        const std::size_t tile_cols = static_cast<std::size_t>(threads) * Policy::kShortTilePacks * kLanes;
+        for (const Shape& s : {Shape{1, kLanes}, Shape{300, tile_cols}, Shape{9, 2 * tile_cols},
+                               Shape{5, tile_cols + 77 * kLanes}, Shape{77, 3 * tile_cols - kLanes},
+                               Shape{33, tile_cols - kLanes}, Shape{2000, (threads / 2 + 3) * kLanes},
+                               Shape{3, 31}, Shape{17, 4099}}) {
+            const RowPlan plan = gpucore::gpu::short_tile_row_plan(s.rows, threads);
+            ASSERT_EQ(plan.tile_threads, threads);
+            for (gpucore_reduce_op op : kAllOps) this->check(s.rows, s.cols, op, &plan);
+            this->check(s.rows, s.cols, GPUCORE_REDUCE_SUM, &plan, 1);
+        }
+    }
+    for (const std::size_t row_bytes : {std::size_t{2064}, std::size_t{3088}, std::size_t{6160}, std::size_t{8176},
+                                        std::size_t{12288}, std::size_t{16368}}) {
+        const std::size_t cols = row_bytes / sizeof(TypeParam);
+        this->check(1000, cols, GPUCORE_REDUCE_SUM, nullptr);
+        this->check(1000, cols, GPUCORE_REDUCE_SUM, nullptr, kLanes);
+        this->check(1000, cols, GPUCORE_REDUCE_MIN, nullptr, 1);
+    }
+}
+
 TYPED_TEST(ReduceRows, BlocksPerRowWithAndWithoutSplit) {
     for (const Shape& s : {Shape{1, 1}, Shape{3, 31}, Shape{17, 4099}, Shape{5, 300007}}) {
         for (std::size_t split : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{64}}) {

@@ -342,24 +342,34 @@ TEST_F(SimtExecution, SubWarpRowsAtEveryWidthAndElementsPerLane) {
     check_sub_warp_rows<16, 8>(stream_);
 }
 
-// The tile blocks on rows of whole tiles, of a tile and a part, of less than a tile, with a grid of
-// one block (it strides over every row) and of a block per row.
-TEST_F(SimtExecution, TileRowsOfWholeAndPartialTiles) {
-    using Policy = gpucore::gpu::TuningPolicy::ReduceRows;
-    constexpr int kThreads = Policy::kTileRowThreads;
-    constexpr std::size_t kTileCols = std::size_t{kThreads} * Policy::kTileRowPacks * 4;
+// Tile blocks of kThreads x kPacks packs (the last, partial tile a pack at a time or all at once)
+// on rows of whole tiles, of a tile and a part, of less than a tile, of part of one pack per thread,
+// with a grid of one block (it strides over every row) and of a block per row.
+template <int kThreads, int kPacks, bool kTailInFlight>
+void check_tile_rows(simtStream_t stream, unsigned seed) {
+    constexpr std::size_t kTileCols = std::size_t{kThreads} * kPacks * 4;
     constexpr std::size_t kRows = 5;
-    std::mt19937 rng(7);
-    for (std::size_t cols : {kTileCols, 2 * kTileCols, kTileCols + 12, 3 * kTileCols - 4, std::size_t{4}, std::size_t{1000}}) {
+    std::mt19937 rng(seed);
+    for (std::size_t cols : {kTileCols, 2 * kTileCols, kTileCols + 12, 3 * kTileCols - 4, kTileCols - 4,
+                             std::size_t{kThreads} * 4 + 8, std::size_t{4}, std::size_t{1000}}) {
         for (unsigned grid : {1u, static_cast<unsigned>(kRows)}) {
             const RowSums arrays(kRows, cols, rng);
-            launch_kernel(gpucore::gpu::reduce_rows_tile_kernel<std::uint32_t, gpucore::gpu::SumOp, kThreads,
-                                                                Policy::kTileRowPacks>,
-                          grid, kThreads, 0, stream_, arrays.d_in.data, kRows, cols, arrays.d_out.data);
-            ASSERT_EQ(simtStreamSynchronize(stream_), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
-            arrays.expect_sums("cols " + std::to_string(cols) + ", grid " + std::to_string(grid));
+            launch_kernel(gpucore::gpu::reduce_rows_tile_kernel<std::uint32_t, gpucore::gpu::SumOp, kThreads, kPacks,
+                                                                kTailInFlight>,
+                          grid, kThreads, 0, stream, arrays.d_in.data, kRows, cols, arrays.d_out.data);
+            ASSERT_EQ(simtStreamSynchronize(stream), simtSuccess) << simtGetErrorString(simtErrorLaunchFailure);
+            arrays.expect_sums(std::to_string(kThreads) + " x " + std::to_string(kPacks) + (kTailInFlight ? " in flight" : "") +
+                               ", cols " + std::to_string(cols) + ", grid " + std::to_string(grid));
         }
     }
+}
+
+TEST_F(SimtExecution, TileRowsOfWholeAndPartialTiles) {
+    using Policy = gpucore::gpu::TuningPolicy::ReduceRows;
+    check_tile_rows<Policy::kTileRowThreads, Policy::kTileRowPacks, false>(stream_, 7);
+    check_tile_rows<Policy::kShortTileNarrowThreads, Policy::kShortTilePacks, true>(stream_, 8);
+    check_tile_rows<Policy::kShortTileMidThreads, Policy::kShortTilePacks, true>(stream_, 9);
+    check_tile_rows<Policy::kShortTileWideThreads, Policy::kShortTilePacks, true>(stream_, 10);
 }
 
 // A tile transpose of 32-bit positions (its two tile orders: `across` and `down`) with blocks of
