@@ -958,7 +958,10 @@ std::vector<Sweep::RowShape> row_shapes(const Options& opt) {
     }
     std::vector<std::size_t> cols_list;
     for (int k = 0; k <= 24; ++k) cols_list.push_back(kOne << k);
-    for (std::size_t odd : {3, 7, 17, 33, 48, 63, 100, 1000, 5003, 100003, 1000003}) cols_list.push_back(odd);
+    // Odd sizes, among them rows of 1 to 12 KiB between the powers of two (where each kernel's last,
+    // partial round of loads costs the most).
+    for (std::size_t odd : {3, 7, 17, 33, 48, 63, 100, 260, 600, 1000, 1100, 2304, 2500, 3001, 5003, 100003, 1000003})
+        cols_list.push_back(odd);
     std::sort(cols_list.begin(), cols_list.end());
     for (std::size_t cols : cols_list) add(kOne << 24, "rows x cols = 2^24", cols);
     for (std::size_t cols : cols_list) add(kOne << 28, "rows x cols = 2^28", cols);
