@@ -73,8 +73,8 @@ RowPlan tile_row_plan(std::size_t rows);
 
 // A plan of the short tiles (TuningPolicy::ReduceRows::kShortTile*) with blocks of `threads`
 // (kShortTileNarrowThreads, kShortTileMidThreads or kShortTileWideThreads; any other value gives
-// the first), the lean blocks of kLeanMidRowThreads where the launcher
-// cannot take them, for tests and benchmarks.
+// the first), the lean blocks of kLeanMidRowThreads where the launcher cannot take them, for tests
+// and benchmarks.
 RowPlan short_tile_row_plan(std::size_t rows, int threads);
 
 // Whether the launcher has a sub-warp kernel of `width` lanes and `per_lane` elements per lane

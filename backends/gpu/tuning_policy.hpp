@@ -162,7 +162,7 @@ struct TuningPolicy {
         // Rows that neither the short tiles nor the tile blocks take (2-byte elements, rows of part
         // packs, inputs off 16 bytes), from kShortLeanMinBytes up to kLeanRowMinBytes, many rows or
         // few: lean blocks (of kLeanMidRowThreads), 2-17 % faster than a warp per row at every such
-        // row timed but one (BENCHMARKS.md: short tiles for rows of 2 to 16 KiB).
+        // row timed (BENCHMARKS.md: short tiles for rows of 2 to 16 KiB).
         static constexpr std::size_t kShortLeanMinBytes = 4096;
         static constexpr bool short_lean_row(std::size_t row_bytes) {
             return row_bytes >= kShortLeanMinBytes && row_bytes < kLeanRowMinBytes;
@@ -202,8 +202,8 @@ struct TuningPolicy {
         // (kTailInFlight). Threads: kShortTileNarrowThreads for 8-byte elements and for rows up to
         // kShortTileNarrowMaxBytes; otherwise kShortTileMidThreads up to kShortTileMidMaxBytes,
         // kShortTileWideThreads above. Faster than the warp-per-row and lean kernels at every such
-        // row timed but a few within 2 %, and than CUB's segmented sum at all but 8-byte rows of 10
-        // to 12 KiB, which the lean blocks keep (BENCHMARKS.md: short tiles for rows of 2 to 16 KiB).
+        // row timed but a few within 2 %, and level with CUB's segmented sum (0.999 at worst) or faster
+        // (BENCHMARKS.md: short tiles for rows of 2 to 16 KiB).
         static constexpr int kShortTilePacks = 4;
         static constexpr int kShortTileNarrowThreads = 64;
         static constexpr int kShortTileMidThreads = 128;

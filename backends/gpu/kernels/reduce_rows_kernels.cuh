@@ -158,7 +158,7 @@ __device__ __forceinline__ accumulator_of_t<T> fold_pack(const Pack<T>& pack, Op
 // thread needs few registers and an SM holds the most threads; where that is the faster choice is
 // TuningPolicy::ReduceRows's to say. The row's last, partial tile: with kTailInFlight, each thread
 // issues all its loads of it at once, each guarded (rows of a tile or less keep as many loads in
-// flight as whole tiles do, for about 1.5 times the registers at kPacks 8); without, a pack at a
+// flight as whole tiles do, for 1.5 to 2 times the registers at kPacks 8); without, a pack at a
 // time.
 template <class T, class Op, int kThreads, int kPacks, bool kTailInFlight>
 __global__ void __launch_bounds__(kThreads)
