@@ -627,6 +627,9 @@ public:
                     plans.push_back({"block_per_row, short tile " + std::to_string(threads),
                                      gpucore::gpu::short_tile_row_plan(rows, threads)});
                 }
+                plans.push_back({"block_per_row, short tile 128 x 2",
+                                 gpucore::gpu::short_tile_row_plan(rows, Policy::ReduceRows::kShortTileMidThreads,
+                                                                   Policy::ReduceRows::kShortTilePacks8)});
             }
         }
         // Few long rows: the split kernel with each row split over 2..16 blocks (a per-row ticket),

@@ -69,9 +69,12 @@ void launch_rows_block(gpucore_dtype dtype, gpucore_reduce_op op, const void* in
         auto* typed_out = static_cast<T*>(out);
         if (plan.split == 1 && plan.tile_threads > 0 && tile_blocks_fit(typed_in, cols)) {
             if constexpr (sizeof(T) >= Policy::kTileRowMinElementBytes) {
-                if (plan.tile_packs != Policy::kShortTilePacks) {
+                if (plan.tile_packs == Policy::kTileRowPacks) {
                     launch_tiles<T, Op, Policy::kTileRowThreads, Policy::kTileRowPacks, false>(typed_in, rows, cols,
                                                                                              typed_out, grid, ctx);
+                } else if (plan.tile_packs == Policy::kShortTilePacks8) {
+                    launch_tiles<T, Op, Policy::kShortTileMidThreads, Policy::kShortTilePacks8, true>(
+                        typed_in, rows, cols, typed_out, grid, ctx);
                 } else if (plan.tile_threads == Policy::kShortTileWideThreads) {
                     launch_tiles<T, Op, Policy::kShortTileWideThreads, Policy::kShortTilePacks, true>(
                         typed_in, rows, cols, typed_out, grid, ctx);

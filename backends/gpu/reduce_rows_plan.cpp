@@ -97,7 +97,8 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
     const std::size_t row_bytes = cols * element_bytes;
     const bool whole_packs = row_bytes % static_cast<std::size_t>(TuningPolicy::kPackBytes) == 0;
     if (input_on_packs && Policy::short_tile_row(row_bytes, element_bytes)) {
-        return short_tile_row_plan(rows, Policy::short_tile_threads(row_bytes, element_bytes));
+        return short_tile_row_plan(rows, Policy::short_tile_threads(row_bytes, element_bytes),
+                                   Policy::short_tile_packs(element_bytes));
     }
     const bool lean_row = Policy::lean_row(row_bytes, element_bytes, whole_packs);
     if (!lean_row &&
@@ -184,12 +185,17 @@ RowPlan tile_row_plan(std::size_t rows) {
     return plan;
 }
 
-RowPlan short_tile_row_plan(std::size_t rows, int threads) {
+RowPlan short_tile_row_plan(std::size_t rows, int threads, int packs) {
     RowPlan plan = lean_row_plan(rows, Policy::kLeanMidRowThreads);
-    plan.tile_threads = threads == Policy::kShortTileMidThreads || threads == Policy::kShortTileWideThreads
-                            ? threads
-                            : Policy::kShortTileNarrowThreads;
-    plan.tile_packs = Policy::kShortTilePacks;
+    if (packs == Policy::kShortTilePacks8) {
+        plan.tile_threads = Policy::kShortTileMidThreads; // the one shape of 2 packs
+    } else {
+        plan.tile_threads = threads == Policy::kShortTileMidThreads || threads == Policy::kShortTileWideThreads
+                                ? threads
+                                : Policy::kShortTileNarrowThreads;
+        packs = Policy::kShortTilePacks;
+    }
+    plan.tile_packs = packs;
     plan.grid = capped_grid(rows, plan.tile_threads);
     return plan;
 }

@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "device_shape.hpp"
+#include "tuning_policy.hpp"
 
 namespace gpucore::gpu {
 
@@ -30,7 +31,8 @@ struct RowPlan {
                             // lean blocks; 0 when not planned. The launcher takes the lean blocks
                             // where the input does not start on 16 bytes.
     int tile_packs = 0;     // the tile blocks' packs per thread: kTileRowPacks, or kShortTilePacks
-                            // for the short tiles (the last tile's loads in flight at once)
+                            // or kShortTilePacks8 for the short tiles (the last tile's loads in
+                            // flight at once)
     std::size_t grid = 0;   // blocks to launch (> 0 whenever rows > 0)
 };
 
@@ -71,11 +73,13 @@ RowPlan lean_row_plan(std::size_t rows, int threads);
 // kLeanRowThreads where the launcher cannot take them, for tests and benchmarks.
 RowPlan tile_row_plan(std::size_t rows);
 
-// A plan of the short tiles (TuningPolicy::ReduceRows::kShortTile*) with blocks of `threads`
-// (kShortTileNarrowThreads, kShortTileMidThreads or kShortTileWideThreads; any other value gives
-// the first), the lean blocks of kLeanMidRowThreads where the launcher cannot take them, for tests
-// and benchmarks.
-RowPlan short_tile_row_plan(std::size_t rows, int threads);
+// A plan of the short tiles (TuningPolicy::ReduceRows::kShortTile*), the lean blocks of
+// kLeanMidRowThreads where the launcher cannot take them, for tests and benchmarks. `packs`
+// kShortTilePacks: blocks of `threads` (kShortTileNarrowThreads, kShortTileMidThreads or
+// kShortTileWideThreads; any other value gives the first); kShortTilePacks8: blocks of
+// kShortTileMidThreads whatever `threads`; any other `packs` gives kShortTilePacks.
+RowPlan short_tile_row_plan(std::size_t rows, int threads,
+                            int packs = TuningPolicy::ReduceRows::kShortTilePacks);
 
 // Whether the launcher has a sub-warp kernel of `width` lanes and `per_lane` elements per lane
 // (TuningPolicy::ReduceRows).

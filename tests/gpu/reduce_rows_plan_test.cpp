@@ -174,16 +174,19 @@ TEST(ReduceRowsPlan, LeanRowsOf4To20KiBTakeHalfSizeBlocks) {
     EXPECT_EQ(threads(3353, 2003, 8), 64);   // 16024 B of 8-byte elements, not whole packs
 }
 
-// Whole packs of 4-byte elements over 2 KiB and under 16 KiB, of 8-byte ones over 2 KiB and under
-// 8 KiB, from an input on 16 bytes, many rows or few: the short tiles, 64 threads up to 3 KiB and
-// for 8-byte elements, 128 up to 6 KiB, 256 above.
+// Whole packs of 4- or 8-byte elements over 2 KiB and under 16 KiB, from an input on 16 bytes, many
+// rows or few: the short tiles; 4-byte elements 4 packs a thread, 64 threads up to 3 KiB, 128 up
+// to 6 KiB, 256 above; 8-byte ones 128 threads of 2 packs.
 TEST(ReduceRowsPlan, RowsOf2To16KiBTakeShortTiles) {
     const auto tile = [](std::size_t rows, std::size_t cols, std::size_t bytes, bool on_packs = true) {
         const RowPlan p = plan_reduce_rows(rows, cols, kH100, kPartials, kTickets, 0, bytes, on_packs);
+        if (p.tile_packs == TuningPolicy::ReduceRows::kTileRowPacks) return 0; // the long tiles
         if (p.tile_threads > 0) {
             EXPECT_EQ(p.strategy, RowStrategy::block_per_row) << rows << " x " << cols << " x " << bytes;
             EXPECT_EQ(p.split, 1u) << rows << " x " << cols << " x " << bytes;
-            EXPECT_EQ(p.tile_packs, TuningPolicy::ReduceRows::kShortTilePacks) << rows << " x " << cols;
+            EXPECT_EQ(p.tile_packs, bytes == 8 ? TuningPolicy::ReduceRows::kShortTilePacks8
+                                               : TuningPolicy::ReduceRows::kShortTilePacks)
+                << rows << " x " << cols << " x " << bytes;
             EXPECT_EQ(p.grid, rows) << rows << " x " << cols << " x " << bytes;
             EXPECT_GT(p.lean_threads, 0) << rows << " x " << cols << " x " << bytes;
         }
@@ -197,10 +200,12 @@ TEST(ReduceRowsPlan, RowsOf2To16KiBTakeShortTiles) {
     EXPECT_EQ(tile(32768, 1540, 4), 256);
     EXPECT_EQ(tile(32768, 2048, 4), 256);    // 8 KiB
     EXPECT_EQ(tile(32768, 4092, 4), 256);    // just under 16 KiB
-    EXPECT_EQ(tile(32768, 260, 8), 64);      // 2080 B
-    EXPECT_EQ(tile(32768, 1022, 8), 64);     // just under 8 KiB
+    EXPECT_EQ(tile(32768, 260, 8), 128);     // 2080 B
+    EXPECT_EQ(tile(32768, 1024, 8), 128);    // 8 KiB
+    EXPECT_EQ(tile(32768, 2046, 8), 128);    // just under 16 KiB
     EXPECT_EQ(tile(32768, 512, 4), 0);       // 2 KiB: a warp each
-    EXPECT_EQ(tile(32768, 1024, 8), 0);      // 8 KiB of 8-byte elements: lean blocks
+    EXPECT_EQ(tile(32768, 256, 8), 0);
+    EXPECT_EQ(tile(32768, 2048, 8), 0);      // 16 KiB: the long tile blocks
     EXPECT_EQ(tile(32768, 1025, 4), 0);      // not whole packs
     EXPECT_EQ(tile(32768, 2048, 2), 0);      // 2-byte elements
     EXPECT_EQ(tile(32768, 1024, 4, false), 0); // input off 16 bytes
@@ -210,6 +215,10 @@ TEST(ReduceRowsPlan, RowsOf2To16KiBTakeShortTiles) {
     EXPECT_EQ(forced.lean_threads, TuningPolicy::ReduceRows::kLeanMidRowThreads);
     EXPECT_EQ(forced.grid, 77u);
     EXPECT_EQ(gpucore::gpu::short_tile_row_plan(77, 100).tile_threads, 64); // no kernel has 100
+    const RowPlan pairs = gpucore::gpu::short_tile_row_plan(77, 64, TuningPolicy::ReduceRows::kShortTilePacks8);
+    EXPECT_EQ(pairs.tile_threads, 128); // the one shape of 2 packs
+    EXPECT_EQ(pairs.tile_packs, TuningPolicy::ReduceRows::kShortTilePacks8);
+    EXPECT_EQ(gpucore::gpu::short_tile_row_plan(77, 256, 3).tile_packs, TuningPolicy::ReduceRows::kShortTilePacks);
 }
 
 // Unsplit rows of whole packs of 4- or 8-byte elements, 16 KiB or longer but under 128 KiB, outside

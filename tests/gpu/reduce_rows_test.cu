@@ -155,14 +155,19 @@ TYPED_TEST(ReduceRows, TileBlocksOnAnyShape) {
 TYPED_TEST(ReduceRows, ShortTilesOnAnyShape) {
     using Policy = TuningPolicy::ReduceRows;
     constexpr std::size_t kLanes = 16 / sizeof(TypeParam);
-    for (int threads : {Policy::kShortTileNarrowThreads, Policy::kShortTileMidThreads, Policy::kShortTileWideThreads}) {
-        const std::size_t tile_cols = static_cast<std::size_t>(threads) * Policy::kShortTilePacks * kLanes;
+    const std::pair<int, int> tile_shapes[] = {{Policy::kShortTileNarrowThreads, Policy::kShortTilePacks},
+                                               {Policy::kShortTileMidThreads, Policy::kShortTilePacks},
+                                               {Policy::kShortTileWideThreads, Policy::kShortTilePacks},
+                                               {Policy::kShortTileMidThreads, Policy::kShortTilePacks8}};
+    for (const auto& [threads, packs] : tile_shapes) {
+        const std::size_t tile_cols = static_cast<std::size_t>(threads) * packs * kLanes;
         for (const Shape& s : {Shape{1, kLanes}, Shape{300, tile_cols}, Shape{9, 2 * tile_cols},
                                Shape{5, tile_cols + 77 * kLanes}, Shape{77, 3 * tile_cols - kLanes},
                                Shape{33, tile_cols - kLanes}, Shape{2000, (threads / 2 + 3) * kLanes},
                                Shape{3, 31}, Shape{17, 4099}}) {
-            const RowPlan plan = gpucore::gpu::short_tile_row_plan(s.rows, threads);
+            const RowPlan plan = gpucore::gpu::short_tile_row_plan(s.rows, threads, packs);
             ASSERT_EQ(plan.tile_threads, threads);
+            ASSERT_EQ(plan.tile_packs, packs);
             for (gpucore_reduce_op op : kAllOps) this->check(s.rows, s.cols, op, &plan);
             this->check(s.rows, s.cols, GPUCORE_REDUCE_SUM, &plan, 1);
         }

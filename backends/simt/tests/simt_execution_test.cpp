@@ -370,6 +370,7 @@ TEST_F(SimtExecution, TileRowsOfWholeAndPartialTiles) {
     check_tile_rows<Policy::kShortTileNarrowThreads, Policy::kShortTilePacks, true>(stream_, 8);
     check_tile_rows<Policy::kShortTileMidThreads, Policy::kShortTilePacks, true>(stream_, 9);
     check_tile_rows<Policy::kShortTileWideThreads, Policy::kShortTilePacks, true>(stream_, 10);
+    check_tile_rows<Policy::kShortTileMidThreads, Policy::kShortTilePacks8, true>(stream_, 11);
 }
 
 // A tile transpose of 32-bit positions (its two tile orders: `across` and `down`) with blocks of
