@@ -98,7 +98,7 @@ RowPlan plan_reduce_rows(std::size_t rows, std::size_t cols, const DeviceShape& 
     const bool whole_packs = row_bytes % static_cast<std::size_t>(TuningPolicy::kPackBytes) == 0;
     if (input_on_packs && Policy::short_tile_row(row_bytes, element_bytes)) {
         return short_tile_row_plan(rows, Policy::short_tile_threads(row_bytes, element_bytes),
-                                   Policy::short_tile_packs(element_bytes));
+                                   Policy::short_tile_packs(row_bytes, element_bytes));
     }
     const bool lean_row = Policy::lean_row(row_bytes, element_bytes, whole_packs);
     if (!lean_row &&

@@ -198,14 +198,15 @@ struct TuningPolicy {
         }
         // Rows the tile kernel can take, over kShortTileMinBytes and under kTileRowMinBytes, many or
         // few: the short tiles, tile blocks whose last, partial tile keeps all its loads in flight
-        // (kTailInFlight). 4-byte elements: kShortTilePacks packs a thread, kShortTileNarrowThreads
-        // threads up to kShortTileNarrowMaxBytes, kShortTileMidThreads up to kShortTileMidMaxBytes,
-        // kShortTileWideThreads above. 8-byte elements: kShortTileMidThreads threads of
-        // kShortTilePacks8 packs (2-6 % faster than 64 x 4 from 6 to 14 KiB, where more threads of
-        // 4 packs lose to their 38 registers). Faster than the warp-per-row and lean kernels at
-        // every such row timed but a few within 2 %, and level with CUB's segmented sum (0.999 at
-        // worst) or faster but for 8-byte rows of 10 to 12 KiB (0.97) (BENCHMARKS.md: short tiles
-        // for rows of 2 to 16 KiB).
+        // (kTailInFlight). kShortTilePacks packs a thread on kShortTileNarrowThreads threads up to
+        // kShortTileNarrowMaxBytes (kShortTileNarrowMaxBytes8 for 8-byte elements); above that,
+        // 4-byte elements take kShortTileMidThreads threads up to kShortTileMidMaxBytes and
+        // kShortTileWideThreads beyond, 8-byte ones kShortTileMidThreads threads of
+        // kShortTilePacks8 packs (more threads of 4 packs lose to their 38 registers there). 8-byte
+        // rows of exactly kLeanRowMinBytes keep the lean blocks (1-2 % faster). Faster than the
+        // warp-per-row and lean kernels at every such row timed but a few, by up to 7 % (f64 rows of
+        // 3600 bytes), and level with CUB's segmented sum (0.99 at worst) or faster (BENCHMARKS.md:
+        // short tiles for rows of 2 to 16 KiB).
         static constexpr int kShortTilePacks = 4;
         static constexpr int kShortTilePacks8 = 2;
         static constexpr int kShortTileNarrowThreads = 64;
@@ -213,17 +214,23 @@ struct TuningPolicy {
         static constexpr int kShortTileWideThreads = 256;
         static constexpr std::size_t kShortTileMinBytes = 2048; // exclusive
         static constexpr std::size_t kShortTileNarrowMaxBytes = 3072;
+        static constexpr std::size_t kShortTileNarrowMaxBytes8 = 5120;
         static constexpr std::size_t kShortTileMidMaxBytes = 6144;
         static constexpr bool short_tile_row(std::size_t row_bytes, std::size_t element_bytes) {
+            if (element_bytes >= 8 && row_bytes == kLeanRowMinBytes) return false;
             return row_bytes > kShortTileMinBytes && row_bytes < kTileRowMinBytes && tile_row_fits(row_bytes, element_bytes);
         }
-        static constexpr int short_tile_packs(std::size_t element_bytes) {
-            return element_bytes >= 8 ? kShortTilePacks8 : kShortTilePacks;
+        static constexpr bool short_tile_narrow(std::size_t row_bytes, std::size_t element_bytes) {
+            return row_bytes <= (element_bytes >= 8 ? kShortTileNarrowMaxBytes8 : kShortTileNarrowMaxBytes);
+        }
+        static constexpr int short_tile_packs(std::size_t row_bytes, std::size_t element_bytes) {
+            return element_bytes >= 8 && !short_tile_narrow(row_bytes, element_bytes) ? kShortTilePacks8
+                                                                                    : kShortTilePacks;
         }
         static constexpr int short_tile_threads(std::size_t row_bytes, std::size_t element_bytes) {
-            if (element_bytes >= 8) return kShortTileMidThreads;
-            if (row_bytes <= kShortTileNarrowMaxBytes) return kShortTileNarrowThreads;
-            return row_bytes <= kShortTileMidMaxBytes ? kShortTileMidThreads : kShortTileWideThreads;
+            if (short_tile_narrow(row_bytes, element_bytes)) return kShortTileNarrowThreads;
+            return element_bytes >= 8 || row_bytes <= kShortTileMidMaxBytes ? kShortTileMidThreads
+                                                                              : kShortTileWideThreads;
         }
         // Rows of 8 KiB and more that are not whole packs (row starts at differing alignments) of
         // elements under kLeanRowUnevenMinElementBytes keep the warp-per-row rules (there a warp per

@@ -174,9 +174,10 @@ TEST(ReduceRowsPlan, LeanRowsOf4To20KiBTakeHalfSizeBlocks) {
     EXPECT_EQ(threads(3353, 2003, 8), 64);   // 16024 B of 8-byte elements, not whole packs
 }
 
-// Whole packs of 4- or 8-byte elements over 2 KiB and under 16 KiB, from an input on 16 bytes, many
-// rows or few: the short tiles; 4-byte elements 4 packs a thread, 64 threads up to 3 KiB, 128 up
-// to 6 KiB, 256 above; 8-byte ones 128 threads of 2 packs.
+// Whole packs of 4- or 8-byte elements over 2 KiB and under 16 KiB (8-byte rows of exactly 8 KiB
+// excepted), from an input on 16 bytes, many rows or few: the short tiles; 64 threads of 4 packs up
+// to 3 KiB (5 KiB for 8-byte elements); above, 4-byte elements 128 threads of 4 packs up to 6 KiB
+// and 256 beyond, 8-byte ones 128 threads of 2 packs.
 TEST(ReduceRowsPlan, RowsOf2To16KiBTakeShortTiles) {
     const auto tile = [](std::size_t rows, std::size_t cols, std::size_t bytes, bool on_packs = true) {
         const RowPlan p = plan_reduce_rows(rows, cols, kH100, kPartials, kTickets, 0, bytes, on_packs);
@@ -184,8 +185,8 @@ TEST(ReduceRowsPlan, RowsOf2To16KiBTakeShortTiles) {
         if (p.tile_threads > 0) {
             EXPECT_EQ(p.strategy, RowStrategy::block_per_row) << rows << " x " << cols << " x " << bytes;
             EXPECT_EQ(p.split, 1u) << rows << " x " << cols << " x " << bytes;
-            EXPECT_EQ(p.tile_packs, bytes == 8 ? TuningPolicy::ReduceRows::kShortTilePacks8
-                                               : TuningPolicy::ReduceRows::kShortTilePacks)
+            EXPECT_EQ(p.tile_packs, bytes == 8 && p.tile_threads == 128 ? TuningPolicy::ReduceRows::kShortTilePacks8
+                                                                        : TuningPolicy::ReduceRows::kShortTilePacks)
                 << rows << " x " << cols << " x " << bytes;
             EXPECT_EQ(p.grid, rows) << rows << " x " << cols << " x " << bytes;
             EXPECT_GT(p.lean_threads, 0) << rows << " x " << cols << " x " << bytes;
@@ -200,8 +201,12 @@ TEST(ReduceRowsPlan, RowsOf2To16KiBTakeShortTiles) {
     EXPECT_EQ(tile(32768, 1540, 4), 256);
     EXPECT_EQ(tile(32768, 2048, 4), 256);    // 8 KiB
     EXPECT_EQ(tile(32768, 4092, 4), 256);    // just under 16 KiB
-    EXPECT_EQ(tile(32768, 260, 8), 128);     // 2080 B
-    EXPECT_EQ(tile(32768, 1024, 8), 128);    // 8 KiB
+    EXPECT_EQ(tile(32768, 260, 8), 64);      // 2080 B
+    EXPECT_EQ(tile(32768, 640, 8), 64);      // 5 KiB
+    EXPECT_EQ(tile(32768, 642, 8), 128);
+    EXPECT_EQ(tile(32768, 1022, 8), 128);
+    EXPECT_EQ(tile(32768, 1024, 8), 0);      // 8 KiB of 8-byte elements: the lean blocks
+    EXPECT_EQ(tile(32768, 1026, 8), 128);
     EXPECT_EQ(tile(32768, 2046, 8), 128);    // just under 16 KiB
     EXPECT_EQ(tile(32768, 512, 4), 0);       // 2 KiB: a warp each
     EXPECT_EQ(tile(32768, 256, 8), 0);
