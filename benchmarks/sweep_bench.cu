@@ -31,8 +31,8 @@
 //
 // --quick: a few shapes per op (a smoke test in seconds). --ops / --dtypes: comma-separated
 // subsets. --row-shapes: reduce_rows on these rows x cols shapes only (to time the planner's
-// variants around a rule's boundary). --max-gib: device memory one op's buffers may take (default 40); larger shapes are
-// skipped and listed. Writes <out-dir>/sweep.json (every case, peer and variant) and
+// variants around a rule's boundary). --max-gib: device memory one op's buffers may take (default
+// 40); larger shapes are skipped and listed. Writes <out-dir>/sweep.json (every case, peer and variant) and
 // <out-dir>/sweep.md (cases below 1.00x of the best peer, transposes below their copy goal, the
 // variants' winners, per-op summaries); prints the same. benchmarks/plot_sweep.py draws the plot.
 // Exit status: 0; 3 when a gpucore or variant result did not verify; 1 usage; 2 failure.
