@@ -5,9 +5,6 @@
 #pragma once
 
 #include <cub/cub.cuh>
-#include <thrust/execution_policy.h>
-#include <thrust/functional.h>
-#include <thrust/transform.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -22,7 +19,6 @@
 #include "kernels/reduce_ops.cuh"
 #include "kernels/reduce_rows_kernels.cuh"
 #include "kernels/transpose_kernel.cuh"
-#include "kernels/vector_add_bulk_kernel.cuh"
 #include "tuning_policy.hpp"
 
 namespace bench {
@@ -86,42 +82,6 @@ public:
                  gpucore::gpu::vector_add_kernel<float, kThreads, kPacks, true, kStreaming>
                      <<<static_cast<unsigned>(grid), kThreads, 0, stream_>>>(a, b, c, n);
              });
-    }
-
-    // The bulk-copy vector_add over n floats with one full wave of resident blocks, as the launcher
-    // sizes it.
-    template <int kThreads, int kTileBytes, int kStages>
-    void vector_add_bulk(const float* a, const float* b, float* c, std::size_t n) {
-        using gpucore::gpu::VectorAddBulk;
-        constexpr auto kernel = gpucore::gpu::vector_add_bulk_kernel<float, kThreads, kTileBytes, kStages>;
-        constexpr std::size_t shared = VectorAddBulk::shared_bytes(kTileBytes, kStages);
-        BENCH_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
-        int per_sm = 0;
-        BENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, shared));
-        const std::size_t grid = std::min<std::size_t>(VectorAddBulk::tiles(n / 4, kTileBytes), std::size_t(sms_) * per_sm);
-        time("vector_add " + size_name(n) + " bulk threads " + std::to_string(kThreads) + " tile " +
-                 std::to_string(kTileBytes) + " stages " + std::to_string(kStages) + " (" + std::to_string(per_sm) +
-                 "/SM)",
-             12.0 * n, [&] { kernel<<<static_cast<unsigned>(grid), kThreads, shared, stream_>>>(a, b, c, n); });
-    }
-
-    // The plain kernel as the launcher sizes it, and thrust::transform, over n floats.
-    void vector_add_peers(const float* a, const float* b, float* c, std::size_t n) {
-        using Policy = gpucore::gpu::TuningPolicy::VectorAdd;
-        constexpr std::size_t per_block = std::size_t{Policy::kThreads} * Policy::kPacksPerThread * 4;
-        time("vector_add " + size_name(n) + " plain kernel", 12.0 * n, [&] {
-            gpucore::gpu::vector_add_kernel<float, Policy::kThreads, Policy::kPacksPerThread, true>
-                <<<static_cast<unsigned>((n + per_block - 1) / per_block), Policy::kThreads, 0, stream_>>>(a, b, c, n);
-        });
-        time("vector_add " + size_name(n) + " thrust::transform", 12.0 * n, [&] {
-            thrust::transform(thrust::cuda::par_nosync.on(stream_), a, a + n, b, c, thrust::plus<float>());
-        });
-    }
-
-    static std::string size_name(std::size_t n) {
-        int log = 0;
-        while ((std::size_t{1} << (log + 1)) <= n) ++log;
-        return (std::size_t{1} << log) == n ? "2^" + std::to_string(log) : std::to_string(n);
     }
 
     // The single-pass reduce over device type D (float, __half, __nv_bfloat16) with at most one
@@ -263,21 +223,6 @@ inline void run_tuning(cudaStream_t stream, void* flush, std::size_t flush_bytes
     t.vector_add<256, 1>(a, b, c, n, 0);
     t.vector_add<256, 1, true>(a, b, c, n, 0);
     t.vector_add<256, 2, true>(a, b, c, n, 0);
-    // vector_add through the bulk copy engine, beside the plain kernel and thrust, two rounds
-    for (int round = 0; round < 2; ++round) {
-        for (int log_n : {20, 22, 24, 26, 28}) {
-            const std::size_t m = std::size_t{1} << log_n;
-            t.vector_add_peers(a, b, c, m);
-            t.vector_add_bulk<256, 8192, 2>(a, b, c, m);
-            t.vector_add_bulk<256, 8192, 3>(a, b, c, m);
-            t.vector_add_bulk<256, 4096, 2>(a, b, c, m);
-            t.vector_add_bulk<256, 4096, 4>(a, b, c, m);
-            t.vector_add_bulk<256, 16384, 2>(a, b, c, m);
-            t.vector_add_bulk<128, 4096, 3>(a, b, c, m);
-            t.vector_add_bulk<512, 16384, 2>(a, b, c, m);
-            t.vector_add_bulk<128, 2048, 4>(a, b, c, m);
-        }
-    }
     // reduce of every float width against CUB (n elements: 2^28)
     t.reduce_sweep<float>("f32", a, n, c, reinterpret_cast<float*>(b), partials, tickets);
     t.reduce_sweep<__half>("f16", reinterpret_cast<const __half*>(a), n, reinterpret_cast<__half*>(c),

@@ -32,13 +32,6 @@ struct LaunchContext {
 void launch_vector_add(gpucore_dtype dtype, const void* a, const void* b, void* c, std::size_t n,
                        const LaunchContext& ctx);
 
-// The same through the bulk copy engine (launch_vector_add takes it for long inputs), with at
-// most `max_blocks` blocks (0: one full wave of resident blocks; tests give fewer, so each block
-// walks many tiles). False (nothing launched) where the vendor lacks the engine, the device does
-// not run the kernel's sm_90 code, or a, b and c are not equally placed relative to 16 bytes.
-bool launch_vector_add_in_bulk(gpucore_dtype dtype, const void* a, const void* b, void* c, std::size_t n,
-                               const LaunchContext& ctx, std::size_t max_blocks = 0);
-
 // `count` copies of the element_size-byte (1, 2, 4, 8) pattern at `value`.
 void launch_fill(void* dst, const void* value, std::size_t element_size, std::size_t count,
                  const LaunchContext& ctx);

@@ -7,9 +7,7 @@
 #include "dtype_dispatch.cuh"
 #include "grid_limits.hpp"
 #include "kernels/elementwise_kernels.cuh"
-#include "kernels/vector_add_bulk_kernel.cuh"
 #include "launch.hpp"
-#include "occupancy.hpp"
 #include "op_slot.hpp"
 #include "tuning_policy.hpp"
 
@@ -39,52 +37,7 @@ void fill_words(void* dst, const void* value, std::size_t count, const LaunchCon
     GPUCORE_GPU_CHECK(last_launch_error());
 }
 
-// Packs need the three arrays equally placed relative to 16-byte boundaries (always so for whole
-// allocations; views at element offsets may differ) and on element boundaries (the kernels count
-// their scalar head in elements); otherwise every access is a scalar.
-bool packs_line_up(const void* a, const void* b, const void* c, std::size_t element_bytes) {
-    const auto offset = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % TuningPolicy::kPackBytes; };
-    return offset(a) == offset(b) && offset(a) == offset(c) && offset(a) % element_bytes == 0;
-}
-
-template <class T>
-bool vector_add_in_bulk(const T* a, const T* b, T* c, std::size_t n, const LaunchContext& ctx,
-                        std::size_t max_blocks) {
-    if constexpr (!GPUCORE_GPU_HAS_BULK_TENSOR_COPY) {
-        return false;
-    } else {
-        using Policy = TuningPolicy::VectorAdd;
-        constexpr std::size_t kShared = VectorAddBulk::shared_bytes(Policy::kBulkTileBytes, Policy::kBulkStages);
-        constexpr auto kernel =
-            vector_add_bulk_kernel<T, Policy::kBulkThreads, Policy::kBulkTileBytes, Policy::kBulkStages>;
-        if (!packs_line_up(a, b, c, sizeof(T)) || !kernel_runs_arch<kernel, kShared>(ctx.device, kBulkCopyMinArch)) {
-            return false;
-        }
-        const std::size_t packs = (n - elements_to_alignment(a, n)) / Pack<T>::kCount;
-        std::size_t blocks = std::min(VectorAddBulk::tiles(packs, Policy::kBulkTileBytes),
-                                      resident_blocks_of<kernel, Policy::kBulkThreads, kShared>(ctx.device));
-        if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
-        // At least one block: it also does the scalar head and tail.
-        const unsigned int grid = capped_grid(std::max<std::size_t>(blocks, 1), Policy::kBulkThreads);
-        launch_kernel(kernel, grid, Policy::kBulkThreads, kShared, ctx.stream, a, b, c, n);
-        GPUCORE_GPU_CHECK(last_launch_error());
-        return true;
-    }
-}
-
 } // namespace
-
-bool launch_vector_add_in_bulk(gpucore_dtype dtype, const void* a, const void* b, void* c, std::size_t n,
-                               const LaunchContext& ctx, std::size_t max_blocks) {
-    bool launched = false;
-    if (n == 0) return false;
-    dispatch_dtype(dtype, [&](auto type) {
-        using T = typename decltype(type)::type;
-        launched = vector_add_in_bulk(static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), n, ctx,
-                                      max_blocks);
-    });
-    return launched;
-}
 
 void launch_vector_add(gpucore_dtype dtype, const void* a, const void* b, void* c, std::size_t n,
                        const LaunchContext& ctx) {
@@ -92,11 +45,14 @@ void launch_vector_add(gpucore_dtype dtype, const void* a, const void* b, void* 
     using Policy = TuningPolicy::VectorAdd;
     dispatch_dtype(dtype, [&](auto type) {
         using T = typename decltype(type)::type;
-        if (n * sizeof(T) >= Policy::kBulkMinBytes &&
-            vector_add_in_bulk(static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), n, ctx, 0)) {
-            return;
-        }
-        const bool packed = packs_line_up(a, b, c, sizeof(T));
+        const auto offset = [](const void* p) {
+            return reinterpret_cast<std::uintptr_t>(p) % TuningPolicy::kPackBytes;
+        };
+        // Packs need the three arrays equally placed relative to 16-byte boundaries (always so
+        // for whole allocations; views at element offsets may differ) and on element boundaries
+        // (the kernel counts its scalar head in elements); otherwise every access is a scalar.
+        const bool packed = offset(a) == offset(b) && offset(a) == offset(c) &&
+                            offset(a) % sizeof(T) == 0;
         const std::size_t per_block =
             static_cast<std::size_t>(Policy::kThreads) * Policy::kPacksPerThread *
             (packed ? Pack<T>::kCount : 1);

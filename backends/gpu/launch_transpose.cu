@@ -41,6 +41,9 @@ bool fits_realigned_pairs(std::size_t rows, std::size_t cols) {
     return small_index(rows, cols) && rows * cols <= std::numeric_limits<std::uint32_t>::max() - kReach;
 }
 
+// Compute capability 9.0: the first with the bulk copy engine.
+constexpr int kBulkCopyMinArch = 90;
+
 // Whether `p` lies on a boundary of `bytes` bytes.
 bool starts_on(const void* p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 

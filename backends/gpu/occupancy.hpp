@@ -47,10 +47,6 @@ std::size_t resident_blocks_of(const DeviceShape& device) {
     return static_cast<std::size_t>(device.sm_count) * static_cast<std::size_t>(per_sm);
 }
 
-// Compute capability 9.0: the first with the bulk copy engine (kernel_runs_arch's min_arch for
-// the kernels that use it).
-inline constexpr int kBulkCopyMinArch = 90;
-
 // True when kKernel runs machine code built for at least `min_arch` (major * 10 + minor) on this
 // device, after allowing it kSharedBytes of dynamic shared memory (asked before launches past the
 // default 48 KiB).

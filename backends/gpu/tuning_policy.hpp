@@ -19,13 +19,6 @@ struct TuningPolicy {
         static constexpr int kPacksPerThread = 1;
         // Grid cap in blocks per SM (0: none, one tile per block): a cap only costs bandwidth.
         static constexpr int kBlocksPerSmCap = 0;
-        // Inputs of at least kBulkMinBytes each go through the bulk copy engine where the device
-        // has it (sm_90+): kBulkThreads threads a block, kBulkStages tiles of kBulkTileBytes of
-        // each input loading ahead, one full wave of resident blocks.
-        static constexpr std::size_t kBulkMinBytes = std::size_t{64} << 20;
-        static constexpr int kBulkThreads = 256;
-        static constexpr int kBulkTileBytes = 8192;
-        static constexpr int kBulkStages = 2;
     };
     struct Fill {
         static constexpr int kThreads = 256;

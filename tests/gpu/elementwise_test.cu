@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // vector_add and fill through their launchers: awkward lengths, views that start off 16-byte
-// alignment (equally: packed path with a scalar head; unequally: scalar path), integer wrap, the
-// bulk-copy kernel's partial tiles and stage reuse, and every element checked (outputs poisoned
-// first, the element after the end must stay poisoned).
+// alignment (equally: packed path with a scalar head; unequally: scalar path), integer wrap, and
+// every element checked (outputs poisoned first, the element after the end must stay poisoned).
 #include "gpu_test_support.cuh"
-#include "kernels/vector_add_bulk_kernel.cuh"
 
 namespace gpu_test {
 namespace {
@@ -13,27 +11,6 @@ template <class T>
 class VectorAdd : public GpuTest {
 protected:
     void check(std::size_t n, std::size_t off_a, std::size_t off_b, std::size_t off_c) {
-        check_with(n, off_a, off_b, off_c, [&](const void* a, const void* b, void* c) {
-            gpucore::gpu::launch_vector_add(dtype_of<T>(), a, b, c, n, ctx_);
-            return true;
-        });
-    }
-
-    // The bulk-copy kernel with at most max_blocks blocks; false where the device has no sm_90 code
-    // for it (nothing was launched, nothing checked).
-    bool check_in_bulk(std::size_t n, std::size_t offset, std::size_t max_blocks) {
-        SCOPED_TRACE("bulk copy, at most " + std::to_string(max_blocks) + " blocks");
-        bool launched = false;
-        check_with(n, offset, offset, offset, [&](const void* a, const void* b, void* c) {
-            launched = gpucore::gpu::launch_vector_add_in_bulk(dtype_of<T>(), a, b, c, n, ctx_, max_blocks);
-            return launched;
-        });
-        return launched;
-    }
-
-    // launch(a, b, c) enqueues c = a + b and says whether it launched anything.
-    template <class Launch>
-    void check_with(std::size_t n, std::size_t off_a, std::size_t off_b, std::size_t off_c, Launch&& launch) {
         SCOPED_TRACE("n " + std::to_string(n) + ", offsets " + std::to_string(off_a) + "/" +
                      std::to_string(off_b) + "/" + std::to_string(off_c));
         const std::vector<T> a = random_values<T>(n), b = random_values<T>(n);
@@ -43,7 +20,8 @@ protected:
         db.upload(b, off_b);
         dc.poison();
         const std::vector<T> poisoned = dc.download(n + 1, off_c);
-        if (!launch(da.data(off_a), db.data(off_b), dc.data(off_c))) return;
+        gpucore::gpu::launch_vector_add(dtype_of<T>(), da.data(off_a), db.data(off_b),
+                                        dc.data(off_c), n, ctx_);
         sync();
         const std::vector<T> got = dc.download(n + 1, off_c);
         for (std::size_t i = 0; i < n; ++i) {
@@ -78,29 +56,6 @@ TYPED_TEST(VectorAdd, AwkwardLengthsAndAlignments) {
 
 TYPED_TEST(VectorAdd, LargeGridStride) {
     this->check((std::size_t{1} << 26) + 5, 0, 0, 0);
-}
-
-// Inputs long enough for the launcher to take the bulk-copy kernel, with a scalar head and tail.
-TYPED_TEST(VectorAdd, LongInputsInBulk) {
-    const std::size_t n = gpucore::gpu::TuningPolicy::VectorAdd::kBulkMinBytes / sizeof(TypeParam) + 13;
-    this->check(n, 0, 0, 0);
-    this->check(n, 3, 3, 3);
-}
-
-// The bulk-copy kernel directly: less than a tile, a tile and a part, and a few blocks each
-// walking many tiles, so every stage is refilled many times (its barrier's phase flips) and the
-// last tile of a block is partial.
-TYPED_TEST(VectorAdd, BulkCopyTilesAndStages) {
-    using Policy = gpucore::gpu::TuningPolicy::VectorAdd;
-    const std::size_t tile = Policy::kBulkTileBytes / sizeof(TypeParam);
-    const std::size_t many_tiles = (4 * Policy::kBulkStages + 1) * 3 * tile + 5;
-    for (std::size_t n : {std::size_t{1}, std::size_t{9}, tile - 1, tile + 17, many_tiles, (std::size_t{1} << 20) + 3}) {
-        for (std::size_t offset : {std::size_t{0}, std::size_t{1}, std::size_t{7}}) {
-            for (std::size_t max_blocks : {std::size_t{1}, std::size_t{3}, std::size_t{0}}) {
-                if (!this->check_in_bulk(n, offset, max_blocks)) GTEST_SKIP() << "no sm_90 code for this device";
-            }
-        }
-    }
 }
 
 class Fill : public GpuTest {
