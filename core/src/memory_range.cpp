@@ -64,6 +64,10 @@ MemoryRange MemoryRange::part(std::size_t offset_bytes, std::size_t bytes, const
     return result;
 }
 
+bool is_usable(const MemoryRange& range) noexcept {
+    return range.valid() && range.generation() == process_generation();
+}
+
 void require_usable(const MemoryRange& range, const std::string& which, const char* operation) {
     if (range.released()) {
         throw Error(ErrorCode::invalid_argument, operation, Access::backend(range.device())->name(),

@@ -9,6 +9,11 @@
 
 namespace gpucore::detail {
 
+// True when `range` may be used here: neither null nor released, and made by this process. Callers
+// test this first and build the argument's name for require_usable only when it is false: an
+// operation's host time counts.
+bool is_usable(const MemoryRange& range) noexcept;
+
 // Error(invalid_argument) naming `operation` when `range` is null (a default-constructed or
 // moved-from buffer, a null view), was released (a view that outlived its buffer's memory), or
 // was made by the parent process before fork(). `which` names the argument ("the source", "a").

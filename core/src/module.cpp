@@ -11,7 +11,6 @@
 #include "backend.hpp"
 #include "memory_range_checks.hpp"
 #include "module_files.hpp"
-#include "process_fork.hpp"
 
 namespace gpucore {
 namespace {
@@ -282,7 +281,7 @@ void Kernel::launch_checked(Stream& stream, const LaunchConfig& config, const gp
             }
             if (!a.range.valid() && !a.range.released()) fail(argument() + " is a null Buffer or view");
             // The argument's text is built only for an error: a launch's host time counts.
-            if (a.range.released() || a.range.generation() != detail::process_generation()) {
+            if (!detail::is_usable(a.range)) {
                 detail::require_usable(a.range, argument(), kLaunch);
             }
             if (a.range.device() != device) {

@@ -27,10 +27,12 @@ public:
     OpCheck& operator=(const OpCheck&) = delete;
 
     void buffer(const MemoryRange& range, const char* which) const {
-        if (!range.valid() && !range.released()) {
-            fail(std::string("buffer '") + which + "' is a null (default-constructed or moved-from) Buffer or a null view");
+        if (!is_usable(range)) {
+            if (!range.valid() && !range.released()) {
+                fail(std::string("buffer '") + which + "' is a null (default-constructed or moved-from) Buffer or a null view");
+            }
+            require_usable(range, std::string("buffer '") + which + "'", operation_);
         }
-        require_usable(range, std::string("buffer '") + which + "'", operation_);
         if (range.device() != Access::device(stream_)) {
             fail(std::string("buffer '") + which + "' is on " + range.device().to_string() +
                  " but the stream is on " + Access::device(stream_).to_string());
