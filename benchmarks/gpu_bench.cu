@@ -315,34 +315,51 @@ public:
     }
 
     // Host time per enqueue of vector_add on 32 floats: gpucore (core + plugin) against a raw
-    // <<<>>> launch of the plugin's own kernel template with the plugin's launch shape.
+    // <<<>>> launch of the plugin's own kernel template with the plugin's launch shape; then the
+    // parts of the difference (HostLaunch).
     HostLaunch host_launch() {
         using Policy = gpucore::gpu::TuningPolicy::VectorAdd;
         constexpr std::size_t n = 32;
         constexpr int kLaunches = 500, kRounds = 31;
-        gpucore::Buffer<float> a(device_, n), b(device_, n), c(device_, n);
+        gpucore::Buffer<float> a(device_, n), b(device_, n), c(device_, n), empty(device_, 0);
         random_fill(a.data(), n, 6);
         random_fill(b.data(), n, 7);
         BENCH_CUDA(cudaDeviceSynchronize());
-        std::vector<double> through_gpucore, raw;
+        const auto raw_launch = [&] {
+            gpucore::gpu::vector_add_kernel<float, Policy::kThreads, Policy::kPacksPerThread, true>
+                <<<1, Policy::kThreads, 0, peer_>>>(a.data(), b.data(), c.data(), n);
+        };
+        const auto checked_raw_launch = [&] {
+            int current = -1;
+            BENCH_CUDA(cudaGetDevice(&current));
+            raw_launch();
+            BENCH_CUDA(cudaGetLastError());
+        };
+        std::vector<double> through_gpucore, raw, checked_raw, core_checks;
         using clock = std::chrono::steady_clock;
+        // Microseconds per call of `call`, kLaunches in a row, then `wait` (not timed).
+        const auto per_call_us = [&](auto&& call, auto&& wait) {
+            const auto t0 = clock::now();
+            for (int i = 0; i < kLaunches; ++i) call();
+            const auto t1 = clock::now();
+            wait();
+            return std::chrono::duration<double, std::micro>(t1 - t0).count() / kLaunches;
+        };
+        const auto wait_gpucore = [&] { stream_.synchronize(); };
+        const auto wait_peer = [&] { BENCH_CUDA(cudaStreamSynchronize(peer_)); };
         for (int round = 0; round < kRounds + 2; ++round) { // two warm-up rounds
-            auto t0 = clock::now();
-            for (int i = 0; i < kLaunches; ++i) gpucore::vector_add(stream_, a, b, c);
-            auto t1 = clock::now();
-            stream_.synchronize();
-            if (round >= 2) through_gpucore.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / kLaunches);
-            t0 = clock::now();
-            for (int i = 0; i < kLaunches; ++i) {
-                gpucore::gpu::vector_add_kernel<float, Policy::kThreads, Policy::kPacksPerThread, true>
-                    <<<1, Policy::kThreads, 0, peer_>>>(a.data(), b.data(), c.data(), n);
-            }
-            t1 = clock::now();
-            BENCH_CUDA(cudaStreamSynchronize(peer_));
-            if (round >= 2) raw.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / kLaunches);
+            const double g = per_call_us([&] { gpucore::vector_add(stream_, a, b, c); }, wait_gpucore);
+            const double r = per_call_us(raw_launch, wait_peer);
+            const double cr = per_call_us(checked_raw_launch, wait_peer);
+            const double checks = per_call_us([&] { gpucore::vector_add(stream_, empty, empty, empty); }, wait_gpucore);
+            if (round < 2) continue;
+            through_gpucore.push_back(g);
+            raw.push_back(r);
+            checked_raw.push_back(cr);
+            core_checks.push_back(checks);
         }
         BENCH_CUDA(cudaGetLastError());
-        return {median(through_gpucore), median(raw)};
+        return {median(through_gpucore), median(raw), median(checked_raw), median(core_checks)};
     }
 
     // Host time of blocking 4 KiB copies (median of single calls), gpucore beside cudaMemcpy with
