@@ -32,7 +32,7 @@ gpucore_memory_kind to_plugin(MemoryKind kind) {
 std::string bytes_text(std::size_t bytes) { return std::to_string(bytes) + " bytes"; }
 
 void require_buffer(const MemoryRange& range, const char* which, const char* operation) {
-    if (!is_usable(range)) require_usable(range, which, operation);
+    require_usable(range, [which] { return std::string(which); }, operation);
     require_plugin_takes(range, operation);
 }
 

@@ -68,7 +68,7 @@ bool is_usable(const MemoryRange& range) noexcept {
     return range.valid() && range.generation() == process_generation();
 }
 
-void require_usable(const MemoryRange& range, const std::string& which, const char* operation) {
+void throw_if_unusable(const MemoryRange& range, const std::string& which, const char* operation) {
     if (range.released()) {
         throw Error(ErrorCode::invalid_argument, operation, Access::backend(range.device())->name(),
                     Access::index(range.device()),

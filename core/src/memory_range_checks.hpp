@@ -9,15 +9,20 @@
 
 namespace gpucore::detail {
 
-// True when `range` may be used here: neither null nor released, and made by this process. Callers
-// test this first and build the argument's name for require_usable only when it is false: an
-// operation's host time counts.
+// True when `range` may be used here: neither null nor released, and made by this process.
 bool is_usable(const MemoryRange& range) noexcept;
 
 // Error(invalid_argument) naming `operation` when `range` is null (a default-constructed or
 // moved-from buffer, a null view), was released (a view that outlived its buffer's memory), or
 // was made by the parent process before fork(). `which` names the argument ("the source", "a").
-void require_usable(const MemoryRange& range, const std::string& which, const char* operation);
+void throw_if_unusable(const MemoryRange& range, const std::string& which, const char* operation);
+
+// The same, with the argument's name from `name()`, called only for the error: building it on
+// every call would cost each operation's host time.
+template <class Name>
+void require_usable(const MemoryRange& range, Name&& name, const char* operation) {
+    if (!is_usable(range)) throw_if_unusable(range, name(), operation);
+}
 
 // Error(not_supported) naming `operation` when the device's plugin was built against an ABI
 // older than 1.2 and `range` does not start where the plugin's allocate put it (a view at an

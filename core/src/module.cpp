@@ -280,10 +280,7 @@ void Kernel::launch_checked(Stream& stream, const LaunchConfig& config, const gp
                 fail(argument() + " is given a read-only BufferView<const T> or const Buffer");
             }
             if (!a.range.valid() && !a.range.released()) fail(argument() + " is a null Buffer or view");
-            // The argument's text is built only for an error: a launch's host time counts.
-            if (!detail::is_usable(a.range)) {
-                detail::require_usable(a.range, argument(), kLaunch);
-            }
+            detail::require_usable(a.range, argument, kLaunch);
             if (a.range.device() != device) {
                 fail(argument() + " is on " + a.range.device().to_string() + " but the stream is on " + device.to_string());
             }

@@ -27,12 +27,10 @@ public:
     OpCheck& operator=(const OpCheck&) = delete;
 
     void buffer(const MemoryRange& range, const char* which) const {
-        if (!is_usable(range)) {
-            if (!range.valid() && !range.released()) {
-                fail(std::string("buffer '") + which + "' is a null (default-constructed or moved-from) Buffer or a null view");
-            }
-            require_usable(range, std::string("buffer '") + which + "'", operation_);
+        if (!range.valid() && !range.released()) {
+            fail(std::string("buffer '") + which + "' is a null (default-constructed or moved-from) Buffer or a null view");
         }
+        require_usable(range, [which] { return std::string("buffer '") + which + "'"; }, operation_);
         if (range.device() != Access::device(stream_)) {
             fail(std::string("buffer '") + which + "' is on " + range.device().to_string() +
                  " but the stream is on " + Access::device(stream_).to_string());
