@@ -448,6 +448,27 @@ public:
             rows.push_back({"vector_add 2^24 on a stream, then to_vector 4 KiB", ours,
                             "same, stream.synchronize + cudaMemcpy", theirs});
         }
+        {
+            // The blocking reduce of 1024 floats, beside CUB's reduce into a device scalar the
+            // caller keeps, a copy of it to the host and a stream synchronize.
+            gpucore::Buffer<float> in(device_, n);
+            in.fill(0.25f);
+            float* sum = nullptr;
+            std::size_t temp_bytes = 0;
+            BENCH_CUDA(cub::DeviceReduce::Sum(nullptr, temp_bytes, in.data(), raw, static_cast<std::int64_t>(n), peer_));
+            void* temp = nullptr;
+            BENCH_CUDA(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
+            BENCH_CUDA(cudaMallocHost(&sum, sizeof(float)));
+            const double ours = per_call_us([&] { (void)gpucore::reduce(stream_, in, gpucore::ReduceOp::sum); });
+            const double theirs = per_call_us([&] {
+                BENCH_CUDA(cub::DeviceReduce::Sum(temp, temp_bytes, in.data(), raw, static_cast<std::int64_t>(n), peer_));
+                BENCH_CUDA(cudaMemcpyAsync(sum, raw, sizeof(float), cudaMemcpyDeviceToHost, peer_));
+                BENCH_CUDA(cudaStreamSynchronize(peer_));
+            });
+            rows.push_back({"reduce 4 KiB (the value)", ours, "CUB Sum + cudaMemcpyAsync + sync", theirs});
+            cudaFreeHost(sum);
+            cudaFree(temp);
+        }
         cudaFree(raw);
         return rows;
     }

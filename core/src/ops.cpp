@@ -7,6 +7,7 @@
 #include "access.hpp"
 #include "memory_range_checks.hpp"
 #include "process_fork.hpp"
+#include "result_cells.hpp"
 
 namespace gpucore::detail {
 
@@ -165,6 +166,15 @@ void reduce(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, con
     check.disjoint(in, out, "out overlaps in (a reduction does not work in place)");
     // n_in == 0 still runs: the plugin writes the identity to out[0].
     check.call(slot, plugin_dtype, plugin_op, static_cast<const void*>(in.data()), n_in, out.data());
+}
+
+void reduce_value(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, std::size_t n_in, void* value) {
+    order_after_device_work(stream, "reduce");
+    ResultCell cell(Access::device(stream), "reduce");
+    reduce(stream, dtype, op, in, cell.range(), n_in, 1);
+    copy_to_host(cell.range().part(0, size_of(dtype), "reduce"), value, size_of(dtype), &stream);
+    stream.synchronize();
+    cell.reusable();
 }
 
 void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, const MemoryRange& out,

@@ -118,15 +118,15 @@ py::object reduce_op(const PyBuffer& in, const py::object& op_arg, const py::obj
         });
         return out_arg;
     }
-    // The value: computed into a one-element buffer and read back, as the C++ blocking reduce does
-    // (on `stream` when given: that stream is then synchronized).
-    const PyBuffer value = PyBuffer::allocate(in.device(), {1}, in.dtype());
+    // The value, as the C++ blocking reduce gives it (on `stream` when given: that stream is then
+    // synchronized).
     alignas(8) unsigned char host[8] = {};
     Stream& s = stream != nullptr ? *stream : blocking_stream(in.device());
-    detail::order_after_device_work(s, op);
-    detail::reduce(s, in.dtype(), reduce_op, in.range(op), value.range(op), in.size(), 1);
-    detail::copy_to_host(value.range(op), host, sizeof(host), &s);
-    synchronize(s);
+    const detail::MemoryRange range = in.range(op);
+    {
+        py::gil_scoped_release release;
+        detail::reduce_value(s, in.dtype(), reduce_op, range, in.size(), host);
+    }
     return host_value(in.dtype(), host);
 }
 

@@ -64,6 +64,11 @@ GPUCORE_API void reduce(Stream& stream, DType dtype, ReduceOp op, const MemoryRa
 GPUCORE_API void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in,
                  const MemoryRange& out, std::size_t n_in, std::size_t n_out, std::size_t rows,
                  std::size_t cols);
+// The blocking reduce behind the template below: orders `stream` after the device's other work,
+// reduces `in` into a pooled device cell, copies the value (size_of(dtype) bytes) to `value` and
+// synchronizes `stream`.
+GPUCORE_API void reduce_value(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, std::size_t n_in,
+                              void* value);
 // Makes work enqueued on `stream` from now on wait for the work enqueued so far on the device's
 // other streams (the ordering point of the blocking calls that run on a user's stream).
 GPUCORE_API void order_after_device_work(Stream& stream, const char* operation);
@@ -136,13 +141,10 @@ void reduce_rows(Stream& stream, const In& in, Out&& out, std::size_t rows, std:
 // Like every blocking call, it sees the work enqueued before it on every stream of the device.
 template <class In>
 detail::operand_element_t<In> reduce(Stream& stream, const In& in, ReduceOp op) {
+    static_assert(detail::is_operand_v<In>, "gpucore operations take Buffer<T> and BufferView<T> operands");
     using T = detail::operand_element_t<In>;
-    Buffer<T> out(stream.device(), 1);
-    detail::order_after_device_work(stream, "reduce");
-    reduce(stream, in, out, op);
     T value{};
-    out.copy_to_host_async(stream, &value, 1);
-    stream.synchronize();
+    detail::reduce_value(stream, dtype_of<T>(), op, detail::operand_range(in), in.size(), &value);
     return value;
 }
 

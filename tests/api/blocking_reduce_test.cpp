@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: Apache-2.0
+// The blocking reduce (reduce(stream, in, op) returning the value) on the "counting" backend
+// (counting_plugin.cpp): right values at awkward sizes, and the device memory its result passes
+// through is reused from call to call, also from several threads and after failed calls, rather
+// than allocated and freed each time (a free synchronizes every stream of the device).
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "api_test_support.hpp"
+
+namespace gpucore::test {
+namespace {
+
+using Counter = unsigned long long (*)();
+
+// The plugin's device allocations and frees so far.
+struct DeviceMemoryCounts {
+    unsigned long long allocations = 0;
+    unsigned long long frees = 0;
+};
+
+DeviceMemoryCounts counts() {
+    // The plugin the core loaded (RTLD_NOLOAD finds it by file, whatever path the core used).
+    static void* plugin = dlopen(GPUCORE_COUNTING_PLUGIN_PATH, RTLD_NOW | RTLD_NOLOAD);
+    if (plugin == nullptr) {
+        ADD_FAILURE() << "the counting plugin is not loaded: " << dlerror();
+        return {};
+    }
+    const auto allocations = reinterpret_cast<Counter>(dlsym(plugin, "gpucore_counting_device_allocations"));
+    const auto frees = reinterpret_cast<Counter>(dlsym(plugin, "gpucore_counting_device_frees"));
+    if (allocations == nullptr || frees == nullptr) {
+        ADD_FAILURE() << "the counting plugin lacks its counters";
+        return {};
+    }
+    return {allocations(), frees()};
+}
+
+Device counting_device() { return select_device("counting"); }
+
+// Sizes from 0 to a few thousand, odd ones included.
+std::size_t awkward_size(std::mt19937& random) {
+    static const std::size_t fixed[] = {0, 1, 2, 3, 31, 33, 1000, 4097};
+    std::uniform_int_distribution<std::size_t> pick(0, 2 * std::size(fixed));
+    const std::size_t i = pick(random);
+    return i < std::size(fixed) ? fixed[i] : std::uniform_int_distribution<std::size_t>(1, 5000)(random);
+}
+
+// Wrapping sum of random i32 values, checked against a sum in uint32_t arithmetic.
+void expect_i32_sums(Stream& stream, std::mt19937& random, int calls) {
+    for (int call = 0; call < calls; ++call) {
+        const std::size_t n = awkward_size(random);
+        std::vector<std::int32_t> host(n);
+        std::uint32_t want = 0;
+        for (auto& v : host) {
+            v = static_cast<std::int32_t>(random());
+            want += static_cast<std::uint32_t>(v);
+        }
+        Buffer<std::int32_t> in(stream.device(), n);
+        in.copy_from_host(host);
+        EXPECT_EQ(static_cast<std::uint32_t>(reduce(stream, in, ReduceOp::sum)), want) << n << " elements";
+    }
+}
+
+TEST(BlockingReduce, ValuesOfEveryWidthAreRight) {
+    const Device device = counting_device();
+    Stream stream(device);
+    std::mt19937 random(4801);
+    expect_i32_sums(stream, random, 20);
+    for (int call = 0; call < 20; ++call) {
+        const std::size_t n = awkward_size(random) + 1;
+        std::vector<double> f64(n);
+        std::vector<half> f16(n);
+        double sum = 0;
+        float largest = -std::numeric_limits<float>::infinity();
+        std::uniform_int_distribution<int> small(-1000, 1000); // sums of these are exact in double
+        for (std::size_t i = 0; i < n; ++i) {
+            f64[i] = small(random);
+            sum += f64[i];
+            f16[i] = half(small(random));
+            largest = std::max(largest, static_cast<float>(f16[i]));
+        }
+        Buffer<double> in64(device, n);
+        in64.copy_from_host(f64);
+        Buffer<half> in16(device, n);
+        in16.copy_from_host(f16);
+        EXPECT_EQ(reduce(stream, in64, ReduceOp::sum), sum) << n << " elements";
+        EXPECT_EQ(static_cast<float>(reduce(stream, in16, ReduceOp::max)), largest) << n << " elements";
+        // A view at an odd offset.
+        EXPECT_EQ(reduce(stream, in64.view(n / 2, n - n / 2), ReduceOp::min),
+                  *std::min_element(f64.begin() + static_cast<std::ptrdiff_t>(n / 2), f64.end()));
+    }
+}
+
+TEST(BlockingReduce, ReusesItsResultMemory) {
+    const Device device = counting_device();
+    Stream stream(device);
+    std::mt19937 random(4802);
+    Buffer<std::int32_t> in(device, 1000);
+    in.fill(3);
+    (void)reduce(stream, in, ReduceOp::sum); // the first call may allocate
+    const DeviceMemoryCounts before = counts();
+    for (int call = 0; call < 50; ++call) EXPECT_EQ(reduce(stream, in, ReduceOp::sum), 3000);
+    const DeviceMemoryCounts after = counts();
+    EXPECT_EQ(after.allocations, before.allocations) << "device allocations over 50 blocking reduces";
+    EXPECT_EQ(after.frees, before.frees) << "device frees over 50 blocking reduces";
+}
+
+TEST(BlockingReduce, ThreadsEachGetTheirOwnResult) {
+    const Device device = counting_device();
+    constexpr int kThreads = 8;
+    const DeviceMemoryCounts before = counts();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&device, t] {
+            Stream stream(device);
+            std::mt19937 random(4900 + t);
+            expect_i32_sums(stream, random, 40);
+        });
+    }
+    for (auto& thread : threads) thread.join();
+    const DeviceMemoryCounts after = counts();
+    // Each call allocates its input buffer; at most one result cell per thread comes on top.
+    EXPECT_LE(after.allocations - before.allocations, kThreads * 40 + kThreads);
+}
+
+TEST(BlockingReduce, FailedCallsLeaveNothingBehind) {
+    const Device device = counting_device();
+    Stream stream(device);
+    Buffer<float> in(device, 100);
+    in.fill(0.5f);
+    const auto released = [&] {
+        Buffer<float> gone(device, 10);
+        return gone.view(0, 10);
+    }();
+    Buffer<float> on_cpu(cpu_device(), 10);
+    const DeviceMemoryCounts before = counts();
+    for (int call = 0; call < 20; ++call) {
+        expect_error([&] { (void)reduce(stream, released, ReduceOp::sum); }, ErrorCode::invalid_argument, "reduce",
+                     "released");
+        expect_error([&] { (void)reduce(stream, on_cpu, ReduceOp::sum); }, ErrorCode::invalid_argument, "reduce",
+                     "cpu");
+        EXPECT_EQ(reduce(stream, in, ReduceOp::sum), 50.0f);
+    }
+    const DeviceMemoryCounts after = counts();
+    EXPECT_LE(after.allocations - after.frees, before.allocations - before.frees + 1)
+        << "device memory still held after failed blocking reduces";
+}
+
+// A fork() child reduces with its own memory: the parent's pooled cell is not the child's.
+TEST(BlockingReduce, ForkChildGetsRightValues) {
+    const Device device = counting_device();
+    Stream stream(device);
+    Buffer<std::int32_t> in(device, 77);
+    in.fill(2);
+    ASSERT_EQ(reduce(stream, in, ReduceOp::sum), 154); // leaves a cell in the pool
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        alarm(60);
+        int status = 1;
+        try {
+            const Device child_device = counting_device();
+            Stream child_stream(child_device);
+            Buffer<std::int32_t> child_in(child_device, 1001);
+            child_in.fill(5);
+            status = reduce(child_stream, child_in, ReduceOp::sum) == 5005 ? 0 : 2;
+        } catch (...) {
+            status = 3;
+        }
+        _exit(status);
+    }
+    int raw = 0;
+    while (waitpid(pid, &raw, 0) < 0 && errno == EINTR) {
+    }
+    ASSERT_TRUE(WIFEXITED(raw)) << "the child ended by signal " << WTERMSIG(raw);
+    EXPECT_EQ(WEXITSTATUS(raw), 0) << "1: no result, 2: a wrong value, 3: an exception";
+    EXPECT_EQ(reduce(stream, in, ReduceOp::sum), 154);
+}
+
+} // namespace
+} // namespace gpucore::test
+
+int main(int argc, char** argv) {
+    ::setenv("GPUCORE_PLUGIN_PATH", GPUCORE_COUNTING_PLUGIN_DIR, 1);
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}
