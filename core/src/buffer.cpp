@@ -243,17 +243,24 @@ Allocation& Allocation::operator=(Allocation&& other) noexcept {
 }
 
 void Allocation::release() noexcept {
-    // An allocation the parent made before fork() is the parent's to free (device memory is not
-    // even mapped in the child): forget it.
     // Views of this memory expire first, so none can reach it once it is freed.
     lifetime_.reset();
     if (ptr_ != nullptr && owns_ && generation_ == process_generation()) {
-        Backend& backend = *Access::backend(device_);
-        const int index = Access::index(device_);
         // The device may still be using the memory: wait for every stream we know of first. A
         // failure of their work is not ours to report: it stays with its stream for the owner's
         // next synchronize.
-        backend.streams().synchronize_known_streams(index);
+        Access::backend(device_)->streams().synchronize_known_streams(Access::index(device_));
+    }
+    free_now();
+}
+
+void Allocation::free_now() noexcept {
+    lifetime_.reset();
+    // An allocation the parent made before fork() is the parent's to free (device memory is not
+    // even mapped in the child): forget it.
+    if (ptr_ != nullptr && owns_ && generation_ == process_generation()) {
+        Backend& backend = *Access::backend(device_);
+        const int index = Access::index(device_);
         gpucore_message message;
         message.text[0] = '\0';
         if (backend.invoke("Buffer::~Buffer", message, backend.api().deallocate, index, to_plugin(kind_), ptr_) !=

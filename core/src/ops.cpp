@@ -7,7 +7,7 @@
 #include "access.hpp"
 #include "memory_range_checks.hpp"
 #include "process_fork.hpp"
-#include "result_cells.hpp"
+#include "result_cell.hpp"
 
 namespace gpucore::detail {
 
@@ -170,11 +170,10 @@ void reduce(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, con
 
 void reduce_value(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, std::size_t n_in, void* value) {
     order_after_device_work(stream, "reduce");
-    ResultCell cell(Access::device(stream), "reduce");
+    const ResultCell cell(stream, "reduce");
     reduce(stream, dtype, op, in, cell.range(), n_in, 1);
     copy_to_host(cell.range().part(0, size_of(dtype), "reduce"), value, size_of(dtype), &stream);
     stream.synchronize();
-    cell.reusable();
 }
 
 void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, const MemoryRange& out,

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpucore/buffer.hpp"
 #include "gpucore/error.hpp"
 #include "gpucore/plugin.h"
 
@@ -41,6 +42,12 @@ struct StreamRecord {
     // Recorded on the stream by blocking calls, so they can wait for its work without waiting for
     // the stream (and without consuming a failure of that work). Owned by the registry.
     gpucore_event order_event = nullptr;
+
+    // The device memory the blocking reduce on this stream computes its value into (result_cell.hpp),
+    // held by one call at a time. Stream's destructor takes it out before the record is forgotten.
+    std::mutex result_cell_mutex;
+    Allocation result_cell;
+    bool result_cell_in_use = false;
 };
 
 // Notes that the core has just enqueued work on the stream of `record` (after the enqueue

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The blocking reduce (reduce(stream, in, op) returning the value) on the "counting" backend
-// (counting_plugin.cpp): right values at awkward sizes, and the device memory its result passes
-// through is reused from call to call, also from several threads and after failed calls, rather
-// than allocated and freed each time (a free synchronizes every stream of the device).
+// (counting_plugin.cpp): right values at awkward sizes, also from threads sharing a stream; the
+// device memory its value passes through is kept by the stream from call to call (also after
+// failed calls) rather than allocated and freed each time (a free synchronizes every stream of the
+// device), and freed with the stream.
 #include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -133,6 +134,36 @@ TEST(BlockingReduce, ThreadsEachGetTheirOwnResult) {
     EXPECT_LE(after.allocations - before.allocations, kThreads * 40 + kThreads);
 }
 
+TEST(BlockingReduce, ThreadsSharingAStreamEachGetTheirOwnResult) {
+    const Device device = counting_device();
+    Stream stream(device);
+    constexpr int kThreads = 8;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&stream, t] {
+            std::mt19937 random(5000 + t);
+            expect_i32_sums(stream, random, 40);
+        });
+    }
+    for (auto& thread : threads) thread.join();
+}
+
+TEST(BlockingReduce, TheStreamFreesItsResultMemory) {
+    const Device device = counting_device();
+    Buffer<float> in(device, 333);
+    in.fill(2.0f);
+    const DeviceMemoryCounts before = counts();
+    for (int stream_number = 0; stream_number < 10; ++stream_number) {
+        Stream stream(device);
+        EXPECT_EQ(reduce(stream, in, ReduceOp::sum), 666.0f);
+        EXPECT_EQ(reduce(stream, in, ReduceOp::max), 2.0f);
+    }
+    const DeviceMemoryCounts after = counts();
+    EXPECT_EQ(after.allocations - before.allocations, after.frees - before.frees)
+        << "device memory left behind by 10 destroyed streams";
+    EXPECT_LE(after.allocations - before.allocations, 10u) << "more than one allocation per stream";
+}
+
 TEST(BlockingReduce, FailedCallsLeaveNothingBehind) {
     const Device device = counting_device();
     Stream stream(device);
@@ -156,13 +187,13 @@ TEST(BlockingReduce, FailedCallsLeaveNothingBehind) {
         << "device memory still held after failed blocking reduces";
 }
 
-// A fork() child reduces with its own memory: the parent's pooled cell is not the child's.
+// A fork() child reduces with its own memory: the parent's stream and its cell are not the child's.
 TEST(BlockingReduce, ForkChildGetsRightValues) {
     const Device device = counting_device();
     Stream stream(device);
     Buffer<std::int32_t> in(device, 77);
     in.fill(2);
-    ASSERT_EQ(reduce(stream, in, ReduceOp::sum), 154); // leaves a cell in the pool
+    ASSERT_EQ(reduce(stream, in, ReduceOp::sum), 154); // the stream now holds its cell
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {

@@ -57,6 +57,9 @@ public:
     bool owns_memory() const noexcept { return owns_; }
     // Expires when the memory is released (destruction, assignment): views watch it.
     std::weak_ptr<const void> lifetime() const noexcept { return lifetime_; }
+    // Frees the memory now, without first synchronizing the device's streams as destruction does:
+    // for the core, once every stream that used it has been destroyed (its work has finished).
+    void free_now() noexcept;
 
 private:
     void release() noexcept;
