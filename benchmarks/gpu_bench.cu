@@ -450,23 +450,40 @@ public:
         }
         {
             // The blocking reduce of 1024 floats, beside CUB's reduce into a device scalar the
-            // caller keeps, a copy of it to the host and a stream synchronize.
+            // caller keeps, a copy of it to the host (pageable, as a local variable; and pinned)
+            // and a stream synchronize; and beside gpucore's own reduce into a one-element Buffer
+            // allocated for the call, as a caller without the blocking form would write it.
             gpucore::Buffer<float> in(device_, n);
             in.fill(0.25f);
-            float* sum = nullptr;
+            float* pinned = nullptr;
             std::size_t temp_bytes = 0;
             BENCH_CUDA(cub::DeviceReduce::Sum(nullptr, temp_bytes, in.data(), raw, static_cast<std::int64_t>(n), peer_));
             void* temp = nullptr;
             BENCH_CUDA(cudaMalloc(&temp, std::max<std::size_t>(temp_bytes, 1)));
-            BENCH_CUDA(cudaMallocHost(&sum, sizeof(float)));
+            BENCH_CUDA(cudaMallocHost(&pinned, sizeof(float)));
+            const auto cub_value_us = [&](float* host) {
+                return per_call_us([&] {
+                    BENCH_CUDA(cub::DeviceReduce::Sum(temp, temp_bytes, in.data(), raw, static_cast<std::int64_t>(n), peer_));
+                    BENCH_CUDA(cudaMemcpyAsync(host, raw, sizeof(float), cudaMemcpyDeviceToHost, peer_));
+                    BENCH_CUDA(cudaStreamSynchronize(peer_));
+                });
+            };
+            float pageable = 0;
             const double ours = per_call_us([&] { (void)gpucore::reduce(stream_, in, gpucore::ReduceOp::sum); });
-            const double theirs = per_call_us([&] {
-                BENCH_CUDA(cub::DeviceReduce::Sum(temp, temp_bytes, in.data(), raw, static_cast<std::int64_t>(n), peer_));
-                BENCH_CUDA(cudaMemcpyAsync(sum, raw, sizeof(float), cudaMemcpyDeviceToHost, peer_));
-                BENCH_CUDA(cudaStreamSynchronize(peer_));
+            const double fresh_buffer = per_call_us([&] {
+                gpucore::Buffer<float> out(device_, 1);
+                gpucore::reduce(stream_, in, out, gpucore::ReduceOp::sum);
+                float value = 0;
+                out.copy_to_host_async(stream_, &value, 1);
+                stream_.synchronize();
             });
-            rows.push_back({"reduce 4 KiB (the value)", ours, "CUB Sum + cudaMemcpyAsync + sync", theirs});
-            cudaFreeHost(sum);
+            rows.push_back({"reduce 4 KiB (the value)", ours, "CUB Sum + cudaMemcpyAsync (pageable) + sync",
+                            cub_value_us(&pageable)});
+            rows.push_back({"reduce 4 KiB (the value)", ours, "CUB Sum + cudaMemcpyAsync (pinned) + sync",
+                            cub_value_us(pinned)});
+            rows.push_back({"reduce 4 KiB into a Buffer allocated per call", fresh_buffer,
+                            "CUB Sum + cudaMemcpyAsync (pageable) + sync", cub_value_us(&pageable)});
+            cudaFreeHost(pinned);
             cudaFree(temp);
         }
         cudaFree(raw);

@@ -2,6 +2,7 @@
 // The operations: every argument is validated here, so plugins may trust what they receive.
 #include "gpucore/ops.hpp"
 
+#include <cstring>
 #include <limits>
 
 #include "access.hpp"
@@ -171,9 +172,12 @@ void reduce(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, con
 void reduce_value(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, std::size_t n_in, void* value) {
     order_after_device_work(stream, "reduce");
     const ResultCell cell(stream, "reduce");
-    reduce(stream, dtype, op, in, cell.range(), n_in, 1);
-    copy_to_host(cell.range().part(0, size_of(dtype), "reduce"), value, size_of(dtype), &stream);
+    const std::size_t bytes = size_of(dtype);
+    reduce(stream, dtype, op, in, cell.device(), n_in, 1);
+    void* host = cell.host() != nullptr ? cell.host() : value;
+    copy_to_host(cell.device().part(0, bytes, "reduce"), host, bytes, &stream);
     stream.synchronize();
+    if (host != value) std::memcpy(value, host, bytes);
 }
 
 void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, const MemoryRange& out,

@@ -9,14 +9,24 @@
 namespace gpucore::detail {
 namespace {
 
-Allocation allocate_cell(const Device& device, const char* operation) {
+Allocation allocate_cell(const Device& device, MemoryKind kind, const char* operation) {
     try {
-        return Allocation(device, MemoryKind::device, ResultCell::kBytes);
+        return Allocation(device, kind, ResultCell::kBytes);
     } catch (const Error& e) {
         throw Error(e.code(), operation, e.backend(), e.device(),
-                    "cannot allocate the " + std::to_string(ResultCell::kBytes) +
-                        " bytes of device memory its value goes to: " + e.cause());
+                    "cannot allocate the " + std::to_string(ResultCell::kBytes) + " bytes of " + to_string(kind) +
+                        " memory its value goes to: " + e.cause());
     }
+}
+
+// Device memory, and pinned host memory where the device supports it.
+ResultCellMemory allocate_cells(const Device& device, const char* operation) {
+    ResultCellMemory memory;
+    memory.device = allocate_cell(device, MemoryKind::device, operation);
+    if (Access::backend(device)->properties(Access::index(device)).supports_pinned_host) {
+        memory.host = allocate_cell(device, MemoryKind::pinned_host, operation);
+    }
+    return memory;
 }
 
 } // namespace
@@ -26,13 +36,13 @@ ResultCell::ResultCell(const Stream& stream, const char* operation) {
     {
         std::lock_guard<std::mutex> lock(record.result_cell_mutex);
         if (!record.result_cell_in_use) {
-            if (!record.result_cell.valid()) record.result_cell = allocate_cell(Access::device(stream), operation);
+            if (!record.result_cell.device.valid()) record.result_cell = allocate_cells(Access::device(stream), operation);
             record.result_cell_in_use = true;
             record_ = &record;
             return;
         }
     }
-    own_ = allocate_cell(Access::device(stream), operation);
+    own_.device = allocate_cell(Access::device(stream), MemoryKind::device, operation);
 }
 
 ResultCell::~ResultCell() {
@@ -41,7 +51,7 @@ ResultCell::~ResultCell() {
     record_->result_cell_in_use = false;
 }
 
-Allocation take_result_cell(StreamRecord& record) noexcept {
+ResultCellMemory take_result_cell(StreamRecord& record) noexcept {
     std::lock_guard<std::mutex> lock(record.result_cell_mutex);
     return std::move(record.result_cell);
 }

@@ -88,7 +88,7 @@ void Stream::release() noexcept {
     auto* backend = detail::Access::backend(device_);
     const int index = detail::Access::index(device_);
     auto* stream = static_cast<gpucore_stream>(handle_);
-    detail::Allocation result_cell = detail::take_result_cell(detail::Access::record(*this));
+    detail::ResultCellMemory result_cell = detail::take_result_cell(detail::Access::record(*this));
     const gpucore_event order_event = backend->streams().unregister_stream(index, stream);
     gpucore_message message;
     message.text[0] = '\0';
@@ -100,7 +100,8 @@ void Stream::release() noexcept {
         }
     }
     backend->streams().destroy_order_event(order_event);
-    result_cell.free_now(); // only this stream's work used it
+    result_cell.device.free_now(); // only this stream's work used them
+    result_cell.host.free_now();
     handle_ = nullptr;
     record_ = nullptr;
     device_ = Device();

@@ -22,6 +22,14 @@ namespace gpucore::detail {
 
 class Backend;
 
+// Where a blocking call's value goes: `device` memory that the work writes, and the pinned `host`
+// memory it is copied to (null where the device has no pinned memory: the copy then goes to the
+// caller's memory directly).
+struct ResultCellMemory {
+    Allocation device;
+    Allocation host;
+};
+
 // What the core knows of one stream of a device (a user's Stream, or the internal stream that
 // blocking calls use).
 struct StreamRecord {
@@ -43,10 +51,10 @@ struct StreamRecord {
     // the stream (and without consuming a failure of that work). Owned by the registry.
     gpucore_event order_event = nullptr;
 
-    // The device memory the blocking reduce on this stream computes its value into (result_cell.hpp),
-    // held by one call at a time. Stream's destructor takes it out before the record is forgotten.
+    // The memory of the blocking reduce's value on this stream (result_cell.hpp), held by one call
+    // at a time. Stream's destructor takes it out before the record is forgotten.
     std::mutex result_cell_mutex;
-    Allocation result_cell;
+    ResultCellMemory result_cell;
     bool result_cell_in_use = false;
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The template plugin (plugins/template) under the name "counting", counting the device memory
-// it allocates and frees, for tests of what the core allocates behind a call. A test reads the
+// The template plugin (plugins/template) under the name "counting", counting the memory (device
+// and pinned host) it allocates and frees, for tests of what the core allocates behind a call. A test reads the
 // counts through the exported functions below (dlsym on the plugin the core loaded).
 #include <atomic>
 
@@ -15,28 +15,28 @@ namespace {
 
 gpucore_plugin_api g_counting;
 const gpucore_plugin_api* g_inner = nullptr;
-std::atomic<unsigned long long> g_device_allocations{0};
-std::atomic<unsigned long long> g_device_frees{0};
+std::atomic<unsigned long long> g_allocations{0};
+std::atomic<unsigned long long> g_frees{0};
 
 gpucore_status counting_allocate(int device, gpucore_memory_kind kind, size_t bytes, void** ptr,
                                  gpucore_message* msg) {
     const gpucore_status status = g_inner->allocate(device, kind, bytes, ptr, msg);
-    if (status == GPUCORE_OK && kind == GPUCORE_MEMORY_DEVICE) ++g_device_allocations;
+    if (status == GPUCORE_OK) ++g_allocations;
     return status;
 }
 
 gpucore_status counting_deallocate(int device, gpucore_memory_kind kind, void* ptr, gpucore_message* msg) {
-    if (kind == GPUCORE_MEMORY_DEVICE) ++g_device_frees;
+    if (ptr != nullptr) ++g_frees;
     return g_inner->deallocate(device, kind, ptr, msg);
 }
 
 } // namespace
 
-extern "C" GPUCORE_PLUGIN_EXPORT unsigned long long gpucore_counting_device_allocations(void) {
-    return g_device_allocations.load();
+extern "C" GPUCORE_PLUGIN_EXPORT unsigned long long gpucore_counting_allocations(void) {
+    return g_allocations.load();
 }
-extern "C" GPUCORE_PLUGIN_EXPORT unsigned long long gpucore_counting_device_frees(void) {
-    return g_device_frees.load();
+extern "C" GPUCORE_PLUGIN_EXPORT unsigned long long gpucore_counting_frees(void) {
+    return g_frees.load();
 }
 
 static_assert(GPUCORE_PLUGIN_ABI_MAJOR == 1, "rename the entry point below with the ABI major");
@@ -45,7 +45,7 @@ extern "C" GPUCORE_PLUGIN_EXPORT const gpucore_plugin_api* gpucore_plugin_entry_
     if (g_inner == nullptr) { // the core calls the entry once, during discovery
         g_inner = gpucore_counting_template_entry(msg);
         g_counting = *g_inner;
-        g_counting.version = "counting 0.1 (the template plugin, counting its device allocations)";
+        g_counting.version = "counting 0.1 (the template plugin, counting its allocations)";
         g_counting.allocate = counting_allocate;
         g_counting.deallocate = counting_deallocate;
     }
