@@ -335,7 +335,7 @@ public:
             raw_launch();
             BENCH_CUDA(cudaGetLastError());
         };
-        std::vector<double> through_gpucore, raw, checked_raw, core_checks;
+        std::vector<double> through_gpucore, raw, checked_raw, core_checks, checks_then_raw;
         using clock = std::chrono::steady_clock;
         // Microseconds per call of `call`, kLaunches in a row, then `wait` (not timed).
         const auto per_call_us = [&](auto&& call, auto&& wait) {
@@ -352,14 +352,21 @@ public:
             const double r = per_call_us(raw_launch, wait_peer);
             const double cr = per_call_us(checked_raw_launch, wait_peer);
             const double checks = per_call_us([&] { gpucore::vector_add(stream_, empty, empty, empty); }, wait_gpucore);
+            const double both = per_call_us(
+                [&] {
+                    gpucore::vector_add(stream_, empty, empty, empty);
+                    checked_raw_launch();
+                },
+                wait_peer);
             if (round < 2) continue;
             through_gpucore.push_back(g);
             raw.push_back(r);
             checked_raw.push_back(cr);
             core_checks.push_back(checks);
+            checks_then_raw.push_back(both);
         }
         BENCH_CUDA(cudaGetLastError());
-        return {median(through_gpucore), median(raw), median(checked_raw), median(core_checks)};
+        return {median(through_gpucore), median(raw), median(checked_raw), median(core_checks), median(checks_then_raw)};
     }
 
     // Host time of blocking 4 KiB copies (median of single calls), gpucore beside cudaMemcpy with
