@@ -139,6 +139,8 @@ void reduce_rows(Stream& stream, const In& in, Out&& out, std::size_t rows, std:
 
 // Blocking convenience: reduces `in` on `stream` and returns the value (synchronizes `stream`).
 // Like every blocking call, it sees the work enqueued before it on every stream of the device.
+// The value passes through a few bytes the stream allocates on its first blocking reduce and
+// keeps until it is destroyed (docs/thread_safety.md).
 template <class In>
 detail::operand_element_t<In> reduce(Stream& stream, const In& in, ReduceOp op) {
     static_assert(detail::is_operand_v<In>, "gpucore operations take Buffer<T> and BufferView<T> operands");
