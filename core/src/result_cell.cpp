@@ -9,22 +9,26 @@
 namespace gpucore::detail {
 namespace {
 
-Allocation allocate_cell(const Device& device, MemoryKind kind, const char* operation) {
+Allocation allocate_cell(const Device& device, const char* operation) {
     try {
-        return Allocation(device, kind, ResultCell::kBytes);
+        return Allocation(device, MemoryKind::device, ResultCell::kBytes);
     } catch (const Error& e) {
         throw Error(e.code(), operation, e.backend(), e.device(),
-                    "cannot allocate the " + std::to_string(ResultCell::kBytes) + " bytes of " + to_string(kind) +
-                        " memory its value goes to: " + e.cause());
+                    "cannot allocate the " + std::to_string(ResultCell::kBytes) +
+                        " bytes of device memory its value goes to: " + e.cause());
     }
 }
 
-// Device memory, and pinned host memory where the device supports it.
+// Device memory, and pinned host memory where the device supports it. The pinned part only saves
+// time: without it (none, or its allocation fails) the value is copied to the caller directly.
 ResultCellMemory allocate_cells(const Device& device, const char* operation) {
     ResultCellMemory memory;
-    memory.device = allocate_cell(device, MemoryKind::device, operation);
+    memory.device = allocate_cell(device, operation);
     if (Access::backend(device)->properties(Access::index(device)).supports_pinned_host) {
-        memory.host = allocate_cell(device, MemoryKind::pinned_host, operation);
+        try {
+            memory.host = Allocation(device, MemoryKind::pinned_host, ResultCell::kBytes);
+        } catch (const Error&) {
+        }
     }
     return memory;
 }
@@ -42,7 +46,7 @@ ResultCell::ResultCell(const Stream& stream, const char* operation) {
             return;
         }
     }
-    own_.device = allocate_cell(Access::device(stream), MemoryKind::device, operation);
+    own_.device = allocate_cell(Access::device(stream), operation);
 }
 
 ResultCell::~ResultCell() {

@@ -22,7 +22,15 @@
 namespace gpucore::test {
 namespace {
 
-using Counter = unsigned long long (*)();
+// A function the counting plugin exports, from the plugin the core loaded (RTLD_NOLOAD finds it
+// by file, whatever path the core used); nullptr, with a test failure, when it cannot be found.
+template <class Function>
+Function plugin_function(const char* name) {
+    static void* plugin = dlopen(GPUCORE_COUNTING_PLUGIN_PATH, RTLD_NOW | RTLD_NOLOAD);
+    void* found = plugin != nullptr ? dlsym(plugin, name) : nullptr;
+    if (found == nullptr) ADD_FAILURE() << "the counting plugin is not loaded or lacks " << name;
+    return reinterpret_cast<Function>(found);
+}
 
 // The plugin's allocations and frees so far (device and pinned host memory).
 struct MemoryCounts {
@@ -31,19 +39,17 @@ struct MemoryCounts {
 };
 
 MemoryCounts counts() {
-    // The plugin the core loaded (RTLD_NOLOAD finds it by file, whatever path the core used).
-    static void* plugin = dlopen(GPUCORE_COUNTING_PLUGIN_PATH, RTLD_NOW | RTLD_NOLOAD);
-    if (plugin == nullptr) {
-        ADD_FAILURE() << "the counting plugin is not loaded: " << dlerror();
-        return {};
-    }
-    const auto allocations = reinterpret_cast<Counter>(dlsym(plugin, "gpucore_counting_allocations"));
-    const auto frees = reinterpret_cast<Counter>(dlsym(plugin, "gpucore_counting_frees"));
-    if (allocations == nullptr || frees == nullptr) {
-        ADD_FAILURE() << "the counting plugin lacks its counters";
-        return {};
-    }
+    using Counter = unsigned long long (*)();
+    const auto allocations = plugin_function<Counter>("gpucore_counting_allocations");
+    const auto frees = plugin_function<Counter>("gpucore_counting_frees");
+    if (allocations == nullptr || frees == nullptr) return {};
     return {allocations(), frees()};
+}
+
+// Makes the plugin refuse pinned host memory while `refuse` is true.
+void refuse_pinned(bool refuse) {
+    const auto set = plugin_function<void (*)(int)>("gpucore_counting_refuse_pinned");
+    if (set != nullptr) set(refuse ? 1 : 0);
 }
 
 Device counting_device() { return select_device("counting"); }
@@ -163,6 +169,20 @@ TEST(BlockingReduce, TheStreamFreesItsResultMemory) {
     EXPECT_EQ(after.allocations - before.allocations, after.frees - before.frees)
         << "memory left behind by 10 destroyed streams";
     EXPECT_LE(after.allocations - before.allocations, 20u) << "more than one cell (device and pinned memory) per stream";
+}
+
+// The pinned memory only saves time: without it the value is still right.
+TEST(BlockingReduce, WorksWithoutPinnedMemory) {
+    const Device device = counting_device();
+    Buffer<std::uint32_t> in(device, 4099);
+    in.fill(3u);
+    refuse_pinned(true);
+    {
+        Stream stream(device);
+        EXPECT_EQ(reduce(stream, in, ReduceOp::sum), 3u * 4099u);
+        EXPECT_EQ(reduce(stream, in.view(1, 7), ReduceOp::sum), 21u);
+    }
+    refuse_pinned(false);
 }
 
 TEST(BlockingReduce, FailedCallsLeaveNothingBehind) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The template plugin (plugins/template) under the name "counting", counting the memory (device
-// and pinned host) it allocates and frees, for tests of what the core allocates behind a call. A test reads the
-// counts through the exported functions below (dlsym on the plugin the core loaded).
+// and pinned host) it allocates and frees, for tests of what the core allocates behind a call; it
+// can also refuse pinned memory. A test reaches both through the exported functions below (dlsym
+// on the plugin the core loaded).
 #include <atomic>
 
 #include "gpucore/plugin.h"
@@ -18,8 +19,14 @@ const gpucore_plugin_api* g_inner = nullptr;
 std::atomic<unsigned long long> g_allocations{0};
 std::atomic<unsigned long long> g_frees{0};
 
+std::atomic<bool> g_refuse_pinned{false};
+
 gpucore_status counting_allocate(int device, gpucore_memory_kind kind, size_t bytes, void** ptr,
                                  gpucore_message* msg) {
+    if (kind == GPUCORE_MEMORY_PINNED_HOST && g_refuse_pinned.load()) {
+        gpucore::plugin::write_message(msg, "counting: pinned memory refused on purpose");
+        return GPUCORE_ERROR_OUT_OF_MEMORY;
+    }
     const gpucore_status status = g_inner->allocate(device, kind, bytes, ptr, msg);
     if (status == GPUCORE_OK) ++g_allocations;
     return status;
@@ -38,6 +45,9 @@ extern "C" GPUCORE_PLUGIN_EXPORT unsigned long long gpucore_counting_allocations
 extern "C" GPUCORE_PLUGIN_EXPORT unsigned long long gpucore_counting_frees(void) {
     return g_frees.load();
 }
+
+// Makes allocations of pinned host memory fail (out of memory) while `refuse` is nonzero.
+extern "C" GPUCORE_PLUGIN_EXPORT void gpucore_counting_refuse_pinned(int refuse) { g_refuse_pinned.store(refuse != 0); }
 
 static_assert(GPUCORE_PLUGIN_ABI_MAJOR == 1, "rename the entry point below with the ABI major");
 
