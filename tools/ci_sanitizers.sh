@@ -116,7 +116,7 @@ run_tsan() {
   cmake --build build-tsan -j"$JOBS" --target gpucore_stress_tests gpucore_runtime_race_test \
     gpucore_fault_tests gpucore_cpu_backend_test gpucore_conformance gpucore_loader_tests \
     gpucore_simt64_tests gpucore_simt32_tests gpucore_conformance_wave gpucore_multidevice_tests \
-    gpucore_gpu_table_test
+    gpucore_gpu_table_test gpucore_blocking_reduce_tests
   # OMP_TOOL_LIBRARIES loads Archer into libomp (ARCHER_OPTIONS=verbose=1 prints that it is active).
   # ignore_noninstrumented_modules: libomp itself is not built with TSan; its internal locking
   #   (mutexes initialised and taken inside libomp, memset of its own thread data) is invisible to
@@ -129,7 +129,8 @@ run_tsan() {
   # execution (backends/simt) its own tests and its multi-block reductions
   # (workers, streams, the last-block ticket; its fibers are announced to TSan, and its atomics carry acquire/release
   # order under TSan because TSan does not model the fences the kernels use), and the copies between
-  # devices their copies in both directions from several threads at once.
+  # devices their copies in both directions from several threads at once, and the blocking reduce
+  # its threads sharing one stream's result memory.
   # The one suppression, for third-party code: libomp keeps the threads of an OpenMP team in its
   # own pool when the thread that started the team (here a cpu stream's worker) exits, and never
   # joins them; TSan reports those as leaked threads created inside libomp. Threads gpucore
@@ -140,7 +141,7 @@ SUPP
   OMP_TOOL_LIBRARIES=$ARCHER ARCHER_OPTIONS="verbose=1" \
   TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:allocator_may_return_null=1:suppressions=$PWD/build-tsan/tsan.supp:external_symbolizer_path=$CLANG_BIN/llvm-symbolizer" \
     ctest --test-dir build-tsan --output-on-failure -j"$JOBS" -LE soak \
-      -R '^(stress\.|CpuStream\.|CpuEvent\.|loader\.Loader\.DiscoveryRacedFromManyThreadsRunsOnce$|loader\.gpu_table\.|.*StreamsEvents\.|.*BlockingOrder\.|simt(64|32)\.|wave(64|32)\.(Reduce|ReduceRows)$|multidevice\.Concurrency$)'
+      -R '^(stress\.|CpuStream\.|CpuEvent\.|loader\.Loader\.DiscoveryRacedFromManyThreadsRunsOnce$|loader\.gpu_table\.|.*StreamsEvents\.|.*BlockingOrder\.|simt(64|32)\.|wave(64|32)\.(Reduce|ReduceRows)$|multidevice\.Concurrency$|api\.BlockingReduce\.Threads)'
 }
 
 # ---- libFuzzer: bounded runs from the committed seeds ----------------------------------------------
