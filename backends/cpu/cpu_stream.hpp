@@ -4,7 +4,8 @@
 // A Stream is a true asynchronous in-order queue: it owns one worker thread that runs the queued
 // tasks one after another (each task may itself use the thread pool), so enqueue returns at once and
 // the caller never runs the work. The first error raised by a task is kept and reported by the
-// next synchronize.
+// next synchronize. The worker, idle, and synchronize, waiting, poll briefly before they sleep
+// (cpu_stream.cpp: kPollBeforeSleep).
 //
 // An Event is a generation counter: each record bumps the generation and enqueues a marker that,
 // when the stream reaches it, marks that generation complete and stamps a steady_clock time. A wait
@@ -13,6 +14,7 @@
 // it, so destroying an event with work still pending is safe.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -64,8 +66,9 @@ private:
         const char* operation;
     };
     std::deque<Entry> queue_;
-    std::uint64_t enqueued_ = 0;
-    std::uint64_t finished_ = 0;
+    // Written under mutex_; atomic so that waiters can poll them without it.
+    std::atomic<std::uint64_t> enqueued_{0};
+    std::atomic<std::uint64_t> finished_{0};
     bool stopping_ = false;
     std::optional<TaskFailure> failure_;
     std::thread worker_; // declared last: starts after the members it uses exist

@@ -8,7 +8,9 @@
   2. vector_add at 2^26 float32 elements, GB/s (3 x 4 bytes per element) of Python over C++ for
      the same loop with a final synchronize; target: >= 0.98;
   3. DLPack exchange both ways: addresses equal before and after (no copy), and each direction's
-     time at 2^10 and at 2^26 elements (a copy would grow 65536-fold).
+     time at 2^10 and at 2^26 elements (a copy would grow 65536-fold);
+  4. the value of a sum of 1024 float32 elements: gpucore.reduce(x) beside torch.sum(t).item() on
+     a GPU, numpy.sum on cpu (median time per call; no target).
 
   PYTHONPATH=<build>/lib/python3.X/dist-packages python3 python/benchmarks/bench_python.py [--device cuda:0] [--json FILE]
 """
@@ -84,6 +86,32 @@ def exchange(device, n):
     return same, export_s, import_s
 
 
+def median_us(call, repeats=2000):
+    for _ in range(100):
+        call()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter_ns()
+        call()
+        times.append(time.perf_counter_ns() - start)
+    return statistics.median(times) / 1e3
+
+
+def reduce_value(device, n):
+    """(gpucore us, peer name, peer us, values agree) for the value of a sum of n float32 elements."""
+    values = np.random.default_rng(11).integers(-8, 8, n).astype(np.float32)  # exact sums either way
+    x = gpucore.Buffer.from_numpy(values, device)
+    ours = median_us(lambda: gpucore.reduce(x))
+    if device.backend == "cpu":
+        peer, theirs, want = "numpy.sum", median_us(lambda: values.sum()), float(values.sum())
+    else:
+        import torch  # noqa: PLC0415: only on GPU devices
+
+        t = torch.from_numpy(values).to(torch.device("cuda", device.index))
+        peer, theirs, want = "torch.sum(t).item()", median_us(lambda: torch.sum(t).item()), torch.sum(t).item()
+    return ours, peer, theirs, gpucore.reduce(x) == want
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default=None, help="a selection such as cpu or cuda:0 (default: GPU_BACKEND)")
@@ -136,6 +164,16 @@ def main():
         print(f"DLPack 2^{log2} elements: same address both ways {same}; gpucore -> {other} {export_s * 1e6:.1f} us, "
               f"{other} -> gpucore {import_s * 1e6:.1f} us")
 
+    # 4. The value of a small reduction.
+    try:
+        ours, peer, theirs, agree = reduce_value(device, 1024)
+        value = {"elements": 1024, "gpucore_us": ours, "peer": peer, "peer_us": theirs, "values_agree": agree}
+        print(f"reduce value of 1024 float32: gpucore.reduce {ours:.1f} us, {peer} {theirs:.1f} us, "
+              f"gpucore / peer {ours / theirs:.2f}; values agree {agree}")
+    except ImportError as missing:
+        value = None
+        print(f"reduce value: skipped ({missing.name} is needed for {device.backend} tensors)")
+
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump({
@@ -144,6 +182,7 @@ def main():
                 "large": {"elements": n, "iterations": iterations, "cpp_gbps": cpp_gbps, "python_gbps": py_gbps,
                           "ratio": ratio},
                 "dlpack": figures,
+                "reduce_value": value,
             }, out, indent=2)
     return 0
 
