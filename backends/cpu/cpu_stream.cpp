@@ -70,7 +70,9 @@ void Stream::run_worker() {
     for (;;) {
         if (queue_.empty() && !stopping_) {
             lock.unlock();
-            poll_until([&] { return enqueued_.load(std::memory_order_acquire) != taken; });
+            poll_until([&] {
+                return enqueued_.load(std::memory_order_acquire) != taken || stopping_.load(std::memory_order_acquire);
+            });
             lock.lock();
             work_ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
         }

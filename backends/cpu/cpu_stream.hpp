@@ -69,7 +69,7 @@ private:
     // Written under mutex_; atomic so that waiters can poll them without it.
     std::atomic<std::uint64_t> enqueued_{0};
     std::atomic<std::uint64_t> finished_{0};
-    bool stopping_ = false;
+    std::atomic<bool> stopping_{false};
     std::optional<TaskFailure> failure_;
     std::thread worker_; // declared last: starts after the members it uses exist
 };
