@@ -23,8 +23,8 @@ namespace gpucore::detail {
 class Backend;
 
 // Where a blocking call's value goes: `device` memory that the work writes, and the pinned `host`
-// memory it is copied to (null where the device has no pinned memory: the copy then goes to the
-// caller's memory directly).
+// memory it is copied to (null where the device has no pinned memory or its allocation failed: the
+// copy then goes to the caller's memory directly).
 struct ResultCellMemory {
     Allocation device;
     Allocation host;

@@ -65,8 +65,8 @@ GPUCORE_API void reduce_rows(Stream& stream, DType dtype, ReduceOp op, const Mem
                  const MemoryRange& out, std::size_t n_in, std::size_t n_out, std::size_t rows,
                  std::size_t cols);
 // The blocking reduce behind the template below: orders `stream` after the device's other work,
-// reduces `in` into a pooled device cell, copies the value (size_of(dtype) bytes) to `value` and
-// synchronizes `stream`.
+// reduces `in` into memory the stream keeps for it, copies the value (size_of(dtype) bytes) to
+// `value` and synchronizes `stream`.
 GPUCORE_API void reduce_value(Stream& stream, DType dtype, ReduceOp op, const MemoryRange& in, std::size_t n_in,
                               void* value);
 // Makes work enqueued on `stream` from now on wait for the work enqueued so far on the device's
