@@ -5,11 +5,8 @@
 // failed calls) rather than allocated and freed each time (a free synchronizes every stream of the
 // device), and freed with the stream.
 #include <dlfcn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
@@ -18,6 +15,7 @@
 #include <vector>
 
 #include "api_test_support.hpp"
+#include "forked_child.hpp"
 
 namespace gpucore::test {
 namespace {
@@ -215,27 +213,13 @@ TEST(BlockingReduce, ForkChildGetsRightValues) {
     Buffer<std::int32_t> in(device, 77);
     in.fill(2);
     ASSERT_EQ(reduce(stream, in, ReduceOp::sum), 154); // the stream now holds its cell
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        alarm(60);
-        int status = 1;
-        try {
-            const Device child_device = counting_device();
-            Stream child_stream(child_device);
-            Buffer<std::int32_t> child_in(child_device, 1001);
-            child_in.fill(5);
-            status = reduce(child_stream, child_in, ReduceOp::sum) == 5005 ? 0 : 2;
-        } catch (...) {
-            status = 3;
-        }
-        _exit(status);
-    }
-    int raw = 0;
-    while (waitpid(pid, &raw, 0) < 0 && errno == EINTR) {
-    }
-    ASSERT_TRUE(WIFEXITED(raw)) << "the child ended by signal " << WTERMSIG(raw);
-    EXPECT_EQ(WEXITSTATUS(raw), 0) << "1: no result, 2: a wrong value, 3: an exception";
+    expect_passed(run_in_child(60, [] {
+        const Device child_device = counting_device();
+        Stream child_stream(child_device);
+        Buffer<std::int32_t> child_in(child_device, 1001);
+        child_in.fill(5);
+        return reduce(child_stream, child_in, ReduceOp::sum) == 5005 ? kChildPassed : 1;
+    }));
     EXPECT_EQ(reduce(stream, in, ReduceOp::sum), 154);
 }
 
