@@ -484,12 +484,12 @@ public:
                 out.copy_to_host_async(stream_, &value, 1);
                 stream_.synchronize();
             });
-            rows.push_back({"reduce 4 KiB (the value)", ours, "CUB Sum + cudaMemcpyAsync (pageable) + sync",
-                            cub_value_us(&pageable)});
+            const double cub_pageable = cub_value_us(&pageable);
+            rows.push_back({"reduce 4 KiB (the value)", ours, "CUB Sum + cudaMemcpyAsync (pageable) + sync", cub_pageable});
             rows.push_back({"reduce 4 KiB (the value)", ours, "CUB Sum + cudaMemcpyAsync (pinned) + sync",
                             cub_value_us(pinned)});
             rows.push_back({"reduce 4 KiB into a Buffer allocated per call", fresh_buffer,
-                            "CUB Sum + cudaMemcpyAsync (pageable) + sync", cub_value_us(&pageable)});
+                            "CUB Sum + cudaMemcpyAsync (pageable) + sync", cub_pageable});
             cudaFreeHost(pinned);
             cudaFree(temp);
         }
