@@ -1,29 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cpu_stream.hpp"
 
+#include "cpu_poll.hpp"
 #include "cpu_status.hpp"
 
 namespace gpucore::cpu {
-namespace {
-
-// How long a waiter (the worker for new work, synchronize for finished work) polls before it
-// sleeps: about what waking a sleeping thread on another core costs on a virtual machine (50-60 us
-// measured on the CI-kind machine, against 3 us on one core), so back-to-back small calls do not
-// pay that wake-up each time. The poll yields the core to any other runnable thread.
-constexpr std::chrono::microseconds kPollBeforeSleep{50};
-
-// Polls `ready` for up to kPollBeforeSleep; returns its last answer.
-template <class Ready>
-bool poll_until(Ready&& ready) {
-    const auto until = std::chrono::steady_clock::now() + kPollBeforeSleep;
-    do {
-        if (ready()) return true;
-        std::this_thread::yield();
-    } while (std::chrono::steady_clock::now() < until);
-    return ready();
-}
-
-} // namespace
 
 Stream::Stream() : worker_([this] { run_worker(); }) {}
 

@@ -5,7 +5,7 @@
 // tasks one after another (each task may itself use the thread pool), so enqueue returns at once and
 // the caller never runs the work. The first error raised by a task is kept and reported by the
 // next synchronize. The worker, idle, and synchronize, waiting, poll briefly before they sleep
-// (cpu_stream.cpp: kPollBeforeSleep).
+// (cpu_poll.hpp).
 //
 // An Event is a generation counter: each record bumps the generation and enqueues a marker that,
 // when the stream reaches it, marks that generation complete and stamps a steady_clock time. A wait

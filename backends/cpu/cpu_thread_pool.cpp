@@ -16,6 +16,7 @@
 #include <system_error>
 #include <thread>
 
+#include "cpu_poll.hpp"
 #include "gpucore/plugin_support.hpp"
 
 namespace gpucore::cpu {
@@ -31,8 +32,10 @@ struct Job {
     std::atomic<bool> failed{false};
     std::exception_ptr error; // the first exception; written once, under error_mutex
     std::mutex error_mutex;
-    int seats = 0;  // workers that may still join (pool mutex)
-    int inside = 0; // workers working on it now (pool mutex)
+    int seats = 0; // workers that may still join (pool mutex)
+    // Workers working on it now: written under the pool mutex, read without it by the caller's
+    // poll.
+    std::atomic<int> inside{0};
 
     void work() noexcept {
         while (!failed.load(std::memory_order_relaxed)) {
@@ -57,14 +60,19 @@ public:
             std::lock_guard<std::mutex> lock(mutex_);
             start_workers(max_threads() - 1); // all at once: the thread count stays flat afterwards
             job.seats = std::min(helpers, workers_);
-            if (job.seats > 0) queue_.push_back(&job);
+            if (job.seats > 0) push(&job);
         }
         if (job.seats > 0) work_ready_.notify_all();
         job.work();
         std::unique_lock<std::mutex> lock(mutex_);
         auto it = std::find(queue_.begin(), queue_.end(), &job);
-        if (it != queue_.end()) queue_.erase(it);
-        job_left_.wait(lock, [&] { return job.inside == 0; });
+        if (it != queue_.end()) erase(it);
+        if (job.inside.load(std::memory_order_relaxed) == 0) return;
+        // The helpers are finishing their last grabs: poll for them before sleeping.
+        lock.unlock();
+        poll_until([&] { return job.inside.load(std::memory_order_acquire) == 0; });
+        lock.lock();
+        job_left_.wait(lock, [&] { return job.inside.load(std::memory_order_relaxed) == 0; });
     }
 
 private:
@@ -90,21 +98,38 @@ private:
     void run_worker() {
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
+            if (queue_.empty()) {
+                // Jobs often come back to back (one per call): poll for the next before sleeping.
+                lock.unlock();
+                poll_until([&] { return queued_.load(std::memory_order_acquire) > 0; });
+                lock.lock();
+            }
             work_ready_.wait(lock, [&] { return !queue_.empty(); });
             Job* job = queue_.front();
-            if (--job->seats == 0) queue_.pop_front();
-            ++job->inside;
+            if (--job->seats == 0) erase(queue_.begin());
+            job->inside.fetch_add(1, std::memory_order_relaxed);
             lock.unlock();
             job->work();
             lock.lock();
-            if (--job->inside == 0) job_left_.notify_all();
+            if (job->inside.fetch_sub(1, std::memory_order_release) == 1) job_left_.notify_all();
         }
+    }
+
+    // The queue's changes (mutex_ held), mirrored in queued_ for the workers' poll.
+    void push(Job* job) {
+        queue_.push_back(job);
+        queued_.store(queue_.size(), std::memory_order_release);
+    }
+    void erase(std::deque<Job*>::iterator it) {
+        queue_.erase(it);
+        queued_.store(queue_.size(), std::memory_order_release);
     }
 
     std::mutex mutex_;
     std::condition_variable work_ready_;
     std::condition_variable job_left_;
     std::deque<Job*> queue_;
+    std::atomic<std::size_t> queued_{0}; // queue_.size(), read without mutex_ by polling workers
     // Workers run until the process ends, detached: the pool is never destroyed (a worker may
     // still be waiting when static destructors run).
     int workers_ = 0;
