@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CPU backend's thread pool: every item runs exactly once at any thread count and grain, jobs
-// of several threads at once do not mix, and an exception in one item reaches the caller.
+// of several threads at once do not mix, a job returns only once its helpers have left it (whether
+// its caller and workers poll or sleep meanwhile), and an exception in one item reaches the caller.
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <stdexcept>
 #include <thread>
@@ -52,6 +54,28 @@ TEST(CpuThreadPool, JobsOfSeveralThreadsAtOnceStaySeparate) {
     }
     for (auto& caller : callers) caller.join();
     EXPECT_EQ(wrong.load(), 0);
+}
+
+// Gaps between jobs shorter and longer than the workers' poll before they sleep (cpu_poll.hpp), and
+// items that keep a helper busy long after the caller ran out of items: every job must still see
+// each item done once when parallel_for returns, and none may hang.
+TEST(CpuThreadPool, JobsAfterShortAndLongGapsFinishBeforeTheyReturn) {
+    using namespace std::chrono_literals;
+    const std::chrono::microseconds gaps[] = {0us, 5us, 40us, 120us, 2000us};
+    for (int round = 0; round < 40; ++round) {
+        std::this_thread::sleep_for(gaps[round % 5]);
+        const std::size_t count = 8 + static_cast<std::size_t>(round % 7);
+        std::vector<std::atomic<int>> seen(count);
+        const std::size_t slow = static_cast<std::size_t>(round) % count;
+        parallel_for(count, 1, 4, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                if (i == slow) std::this_thread::sleep_for(round % 2 == 0 ? 200us : 3ms);
+                seen[i].fetch_add(1, std::memory_order_relaxed);
+            }
+        });
+        for (std::size_t i = 0; i < count; ++i)
+            ASSERT_EQ(seen[i].load(std::memory_order_relaxed), 1) << "round " << round << ", item " << i;
+    }
 }
 
 TEST(CpuThreadPool, AnExceptionInAnItemReachesTheCaller) {
