@@ -1,12 +1,36 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "stream_ordering.hpp"
 
+#include <algorithm>
 #include <new>
 
 #include "backend.hpp"
 #include "logging.hpp"
 
 namespace gpucore::detail {
+namespace {
+
+// Adds `other` up to enqueue count `count` to what `waiter`'s stream waited for (one entry per
+// stream; entries of destroyed streams are dropped). Without memory it notes nothing: a later
+// blocking call then waits for that work once more, which costs time only.
+void note_waited(StreamRecord& waiter, const std::shared_ptr<StreamRecord>& other, std::uint64_t count) noexcept {
+    std::lock_guard<std::mutex> lock(waiter.waited_mutex);
+    auto& waited = waiter.waited;
+    waited.erase(std::remove_if(waited.begin(), waited.end(), [](const auto& entry) { return entry.first.expired(); }),
+                 waited.end());
+    for (auto& [record, seen] : waited) {
+        if (!record.owner_before(other) && !other.owner_before(record)) {
+            seen = std::max(seen, count);
+            return;
+        }
+    }
+    try {
+        waited.emplace_back(other, count);
+    } catch (const std::bad_alloc&) {
+    }
+}
+
+} // namespace
 
 void StreamOrdering::set_device_count(std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) device_states_.push_back(std::make_unique<DeviceState>());
@@ -64,6 +88,14 @@ void StreamOrdering::destroy_order_event(gpucore_event event) const noexcept {
 
 void StreamOrdering::synchronize_locked(StreamRecord& record, int device, gpucore_stream stream,
                                  const char* operation) {
+    // What this wait covers, read before it begins: the stream's work enqueued so far, and what the
+    // stream was made to wait for.
+    const std::uint64_t enqueued = record.enqueued.load(std::memory_order_acquire);
+    std::vector<std::pair<std::weak_ptr<StreamRecord>, std::uint64_t>> waited;
+    {
+        std::lock_guard<std::mutex> lock(record.waited_mutex);
+        waited.swap(record.waited);
+    }
     std::string later_cause;
     ErrorCode later_code = ErrorCode::device_error;
     bool later = false;
@@ -82,6 +114,10 @@ void StreamOrdering::synchronize_locked(StreamRecord& record, int device, gpucor
         throw Error(record.pending_code, operation, backend_.name(), device, std::move(cause));
     }
     if (later) throw Error(later_code, operation, backend_.name(), device, std::move(later_cause));
+    note_finished(record, enqueued);
+    for (const auto& [other, count] : waited) {
+        if (const auto alive = other.lock()) note_finished(*alive, count);
+    }
 }
 
 void StreamOrdering::synchronize_stream(int device, gpucore_stream stream, const char* operation) {
@@ -128,6 +164,11 @@ void StreamOrdering::synchronize_known_streams(int device) noexcept {
 
 void StreamOrdering::wait_for_streams_locked(DeviceState& s, int device, gpucore_stream target, bool capture,
                                       const char* operation) {
+    StreamRecord* waiter = nullptr;
+    if (!capture) {
+        const auto found = s.live_streams.find(target);
+        if (found != s.live_streams.end()) waiter = found->second.get();
+    }
     for (auto& [stream, record] : s.live_streams) {
         if (stream == target) continue; // its own work is in order already
         const std::uint64_t enqueued = record->enqueued.load(std::memory_order_acquire);
@@ -138,6 +179,7 @@ void StreamOrdering::wait_for_streams_locked(DeviceState& s, int device, gpucore
         backend_.call(operation, device, backend_.api().event_record, record->order_event, stream);
         backend_.call(operation, device, backend_.api().stream_wait_event, target, record->order_event);
         if (capture) s.captured.emplace_back(record, enqueued);
+        else if (waiter != nullptr) note_waited(*waiter, record, enqueued);
     }
 }
 

@@ -41,12 +41,18 @@ struct StreamRecord {
     std::string pending_cause;
 
     // Ordering of blocking calls. `enqueued` counts the core's enqueues on the stream (bumped after
-    // each one returns); `ordered` is the count a completed blocking call has waited for (written
-    // under the device's ordering lock). The stream may hold work no blocking call has waited for
-    // while they differ, or once its native handle has been handed out (work the core cannot see).
+    // each one returns); `ordered` counts those known to have finished, as a completed blocking
+    // call or synchronize saw them (note_finished; it only grows). The stream may hold work no
+    // blocking call has waited for while they differ, or once its native handle has been handed
+    // out (work the core cannot see).
     std::atomic<std::uint64_t> enqueued{0};
     std::atomic<std::uint64_t> ordered{0};
     std::atomic<bool> native_handle_taken{false};
+    // The other streams' work this stream was made to wait for (each stream's record and its
+    // `enqueued` count then). The stream's next synchronize that succeeds has seen that work finish
+    // and marks it `ordered`, as its own work up to the count read before it began.
+    std::mutex waited_mutex;
+    std::vector<std::pair<std::weak_ptr<StreamRecord>, std::uint64_t>> waited;
     // Recorded on the stream by blocking calls, so they can wait for its work without waiting for
     // the stream (and without consuming a failure of that work). Owned by the registry.
     gpucore_event order_event = nullptr;
@@ -64,6 +70,15 @@ inline void note_enqueued(StreamRecord& record) noexcept {
     record.enqueued.fetch_add(1, std::memory_order_release);
 }
 
+// Notes that the work of `record`'s stream up to enqueue count `count` has finished: blocking calls
+// need not wait for it. Never lowers the count (a concurrent call may have seen more finish).
+inline void note_finished(StreamRecord& record, std::uint64_t count) noexcept {
+    std::uint64_t seen = record.ordered.load(std::memory_order_relaxed);
+    while (seen < count &&
+           !record.ordered.compare_exchange_weak(seen, count, std::memory_order_release, std::memory_order_relaxed)) {
+    }
+}
+
 // The streams of each device of one backend (deallocation synchronizes them first).
 //
 // A failure of queued work belongs to the stream it was queued on: it surfaces at the next
@@ -73,7 +88,8 @@ inline void note_enqueued(StreamRecord& record) noexcept {
 // synchronize the core issues on a known stream holds the stream's record lock, so a failure
 // is never reported to one waiter while another receives "success" for the same work.
 //
-// Lock order: a device's ordering lock, then its registry lock, then a stream's record lock.
+// Lock order: a device's ordering lock, then its registry lock, then a stream's record lock; a
+// record's waited_mutex is taken last, and nothing is taken while it is held.
 class StreamOrdering {
 public:
     // Calls `backend`'s slots; holds no device until set_device_count.
@@ -101,8 +117,9 @@ public:
     void synchronize_known_streams(int device) noexcept;
     // Makes work enqueued on `target` (a stream of `device`) after this call wait for the work
     // enqueued on the device's other streams so far: records their events and makes `target` wait
-    // for them, without waiting on the host. Streams with no new work since the last blocking call
-    // are skipped.
+    // for them, without waiting on the host. Streams whose work is known to have finished (a
+    // blocking call or a synchronize saw it) are skipped; `target`'s next successful synchronize
+    // marks what it waited for here as finished.
     void order_after_other_streams(int device, gpucore_stream target, const char* operation);
     // Calls visit(stream) for every known stream of `device`, the internal one included, under the
     // device's registry lock (no stream is destroyed meanwhile). `visit` may enqueue on the stream
@@ -129,7 +146,7 @@ public:
         enqueue(internal.handle);
         synchronize_locked(*internal.record, device, internal.handle, operation);
         // Every stream's work captured above has finished: later blocking calls need not wait for it.
-        for (const auto& [record, count] : s.captured) record->ordered.store(count, std::memory_order_release);
+        for (const auto& [record, count] : s.captured) note_finished(*record, count);
         s.captured.clear();
     }
     // Hands out the vendor handle of `stream` (the stream_native_handle slot); from then on every
@@ -163,12 +180,15 @@ private:
     // device's other streams; fills s.captured. The caller holds s.ordering_mutex.
     InternalStream order_internal_stream(DeviceState& s, int device, const char* operation);
     // Records the order event of every stream of s (but `target`) that may hold work no blocking
-    // call has waited for and makes `target` wait for it; with `capture`, lists them in s.captured.
-    // The caller holds s.mutex.
+    // call has waited for and makes `target` wait for it; with `capture`, lists them in s.captured,
+    // else in the `waited` list of target's record (when target is a known stream). The caller
+    // holds s.mutex.
     void wait_for_streams_locked(DeviceState& s, int device, gpucore_stream target, bool capture,
                                  const char* operation);
     // Waits for `stream` (the caller holds record.mutex) and throws the first failure of its work:
-    // the one set aside earlier, with a later one the plugin reports appended to its cause.
+    // the one set aside earlier, with a later one the plugin reports appended to its cause. When it
+    // succeeds, notes as finished the stream's own work enqueued before it began and the work it
+    // was made to wait for (record.waited).
     void synchronize_locked(StreamRecord& record, int device, gpucore_stream stream,
                             const char* operation);
 

@@ -3,7 +3,8 @@
 // (counting_plugin.cpp): right values at awkward sizes, also from threads sharing a stream; the
 // device memory its value passes through is kept by the stream from call to call (also after
 // failed calls) rather than allocated and freed each time (a free synchronizes every stream of the
-// device), and freed with the stream.
+// device), and freed with the stream; and it waits for another stream's work once, not again on
+// every call once that work is known to have finished.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -48,6 +49,12 @@ MemoryCounts counts() {
 void refuse_pinned(bool refuse) {
     const auto set = plugin_function<void (*)(int)>("gpucore_counting_refuse_pinned");
     if (set != nullptr) set(refuse ? 1 : 0);
+}
+
+// Events the plugin has recorded so far (the core records one on a stream to order work after it).
+unsigned long long event_records() {
+    const auto records = plugin_function<unsigned long long (*)()>("gpucore_counting_event_records");
+    return records != nullptr ? records() : 0;
 }
 
 Device counting_device() { return select_device("counting"); }
@@ -204,6 +211,29 @@ TEST(BlockingReduce, FailedCallsLeaveNothingBehind) {
     const MemoryCounts after = counts();
     EXPECT_LE(after.allocations - after.frees, before.allocations - before.frees + 2)
         << "memory still held after failed blocking reduces";
+}
+
+// Work on another stream is waited for by the next blocking reduce (it reads what that work wrote),
+// and only by that one: once a blocking call or the stream's synchronize has seen it finish, later
+// blocking reduces do not order themselves after it again (an event record and a wait per call and
+// per stream, a thread wake-up on the cpu backend).
+TEST(BlockingReduce, AnotherStreamsFinishedWorkIsWaitedForOnce) {
+    const Device device = counting_device();
+    Stream producer(device);
+    Stream consumer(device);
+    Buffer<std::int32_t> ones(device, 1001), total(device, 1001);
+    ones.fill(1);
+    total.fill(0);
+    for (int round = 1; round <= 3; ++round) {
+        vector_add(producer, total, ones, total); // every element becomes `round`, on the producer
+        if (round == 2) producer.synchronize();
+        const unsigned long long before = event_records();
+        for (int call = 0; call < 20; ++call) EXPECT_EQ(reduce(consumer, total, ReduceOp::sum), 1001 * round);
+        // Rounds 1 and 3: the first call waits for the producer's new work (one event), the others
+        // know it finished. Round 2: the producer's synchronize saw it finish.
+        EXPECT_LE(event_records() - before, round == 2 ? 0u : 1u)
+            << "events recorded over 20 blocking reduces after one piece of work on another stream, round " << round;
+    }
 }
 
 // A fork() child reduces with its own memory: the parent's stream and its cell are not the child's.

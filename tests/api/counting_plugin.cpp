@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The template plugin (plugins/template) under the name "counting", counting the memory (device
-// and pinned host) it allocates and frees, for tests of what the core allocates behind a call; it
-// can also refuse pinned memory. A test reaches both through the exported functions below (dlsym
+// and pinned host) it allocates and frees and the events it records, for tests of what the core
+// does behind a call; it can also refuse pinned memory. A test reaches both through the exported functions below (dlsym
 // on the plugin the core loaded).
 #include <atomic>
 
@@ -18,6 +18,7 @@ gpucore_plugin_api g_counting;
 const gpucore_plugin_api* g_inner = nullptr;
 std::atomic<unsigned long long> g_allocations{0};
 std::atomic<unsigned long long> g_frees{0};
+std::atomic<unsigned long long> g_event_records{0};
 
 std::atomic<bool> g_refuse_pinned{false};
 
@@ -37,6 +38,11 @@ gpucore_status counting_deallocate(int device, gpucore_memory_kind kind, void* p
     return g_inner->deallocate(device, kind, ptr, msg);
 }
 
+gpucore_status counting_event_record(gpucore_event event, gpucore_stream stream, gpucore_message* msg) {
+    ++g_event_records;
+    return g_inner->event_record(event, stream, msg);
+}
+
 } // namespace
 
 extern "C" GPUCORE_PLUGIN_EXPORT unsigned long long gpucore_counting_allocations(void) {
@@ -44,6 +50,9 @@ extern "C" GPUCORE_PLUGIN_EXPORT unsigned long long gpucore_counting_allocations
 }
 extern "C" GPUCORE_PLUGIN_EXPORT unsigned long long gpucore_counting_frees(void) {
     return g_frees.load();
+}
+extern "C" GPUCORE_PLUGIN_EXPORT unsigned long long gpucore_counting_event_records(void) {
+    return g_event_records.load();
 }
 
 // Makes allocations of pinned host memory fail (out of memory) while `refuse` is nonzero.
@@ -58,6 +67,7 @@ extern "C" GPUCORE_PLUGIN_EXPORT const gpucore_plugin_api* gpucore_plugin_entry_
         g_counting.version = "counting 0.1 (the template plugin, counting its allocations)";
         g_counting.allocate = counting_allocate;
         g_counting.deallocate = counting_deallocate;
+        g_counting.event_record = counting_event_record;
     }
     return &g_counting;
 }
