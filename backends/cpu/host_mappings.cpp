@@ -4,10 +4,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace gpucore::cpu {
 namespace {
@@ -35,20 +37,20 @@ bool parse_hex(const std::string& text, std::size_t& at, char stop, std::uintmax
     return at > first && at < text.size();
 }
 
-} // namespace
+// One pass over the lines of a memory map, in their (ascending) order: decided as soon as the
+// lines read cover the range, leave a gap in it or give part of it no read-write access, so a
+// reader can stop there. Lines past that point are not looked at.
+class RangeScan {
+public:
+    // The range [begin, begin + bytes), bytes > 0 and within the address space.
+    RangeScan(std::uintptr_t begin, std::size_t bytes) : cursor_(begin), last_(static_cast<std::uintmax_t>(begin) + (bytes - 1)) {}
 
-std::string range_problem_in_maps(const std::string& maps_text, std::uintptr_t begin, std::size_t bytes) {
-    if (bytes == 0) return {};
-    if (bytes - 1 > UINTPTR_MAX - begin) return "the range runs past the end of the address space";
-    const std::uintmax_t last = static_cast<std::uintmax_t>(begin) + (bytes - 1);
-    std::uintmax_t cursor = begin; // the first byte not yet found in a read-write mapping
-    std::size_t at = 0;
-    std::size_t line_number = 0;
-    while (at < maps_text.size()) {
-        ++line_number;
-        const std::size_t line_end = std::min(maps_text.find('\n', at), maps_text.size());
-        const std::string line = maps_text.substr(at, line_end - at);
-        at = line_end + 1;
+    bool decided() const { return decided_; }
+
+    // Reads one line (without its newline) unless already decided.
+    void read_line(const std::string& line) {
+        if (decided_) return;
+        ++line_number_;
         std::size_t pos = 0;
         std::uintmax_t start = 0, end = 0;
         const bool parsed = parse_hex(line, pos, '-', start) && (++pos, parse_hex(line, pos, ' ', end)) &&
@@ -57,20 +59,56 @@ std::string range_problem_in_maps(const std::string& maps_text, std::uintptr_t b
                             (line[pos + 3] == 'x' || line[pos + 3] == '-') &&
                             (line[pos + 4] == 'p' || line[pos + 4] == 's');
         if (!parsed) {
-            return "cannot check the range: line " + std::to_string(line_number) +
-                   " of the process's memory map does not parse (\"" + line.substr(0, 80) + "\")";
+            return decide("cannot check the range: line " + std::to_string(line_number_) +
+                          " of the process's memory map does not parse (\"" + line.substr(0, 80) + "\")");
         }
         const bool read_write = line[pos + 1] == 'r' && line[pos + 2] == 'w';
-        if (end <= cursor) continue;
-        if (start > cursor) return "the bytes at " + hex(cursor) + " are not mapped";
+        if (end <= cursor_) return;
+        if (start > cursor_) return decide("the bytes at " + hex(cursor_) + " are not mapped");
         if (!read_write) {
-            return "the bytes at " + hex(cursor) + " lie in a mapping without read-write access (" + hex(start) +
-                   "-" + hex(end) + " " + line.substr(pos + 1, 4) + ")";
+            return decide("the bytes at " + hex(cursor_) + " lie in a mapping without read-write access (" +
+                          hex(start) + "-" + hex(end) + " " + line.substr(pos + 1, 4) + ")");
         }
-        if (end - 1 >= last) return {};
-        cursor = end;
+        if (end - 1 >= last_) return decide({});
+        cursor_ = end;
     }
-    return "the bytes at " + hex(cursor) + " are not mapped";
+
+    // The answer: empty when every byte is in read-write mappings. Once every line has been read,
+    // a range still undecided runs past the last mapping.
+    std::string result() const { return decided_ ? problem_ : "the bytes at " + hex(cursor_) + " are not mapped"; }
+
+private:
+    void decide(std::string problem) {
+        decided_ = true;
+        problem_ = std::move(problem);
+    }
+
+    std::uintmax_t cursor_; // the first byte not yet found in a read-write mapping
+    std::uintmax_t last_;
+    std::size_t line_number_ = 0;
+    bool decided_ = false;
+    std::string problem_;
+};
+
+// The problem of a range that cannot be scanned at all (past the address space), if any.
+std::string range_outside_address_space(std::uintptr_t begin, std::size_t bytes) {
+    if (bytes - 1 > UINTPTR_MAX - begin) return "the range runs past the end of the address space";
+    return {};
+}
+
+} // namespace
+
+std::string range_problem_in_maps(const std::string& maps_text, std::uintptr_t begin, std::size_t bytes) {
+    if (bytes == 0) return {};
+    if (std::string outside = range_outside_address_space(begin, bytes); !outside.empty()) return outside;
+    RangeScan scan(begin, bytes);
+    std::size_t at = 0;
+    while (at < maps_text.size() && !scan.decided()) {
+        const std::size_t line_end = std::min(maps_text.find('\n', at), maps_text.size());
+        scan.read_line(maps_text.substr(at, line_end - at));
+        at = line_end + 1;
+    }
+    return scan.result();
 }
 
 std::string host_range_problem(const void* begin, std::size_t bytes, const char* maps_path) {
@@ -78,13 +116,30 @@ std::string host_range_problem(const void* begin, std::size_t bytes, const char*
     if (fd < 0) {
         return std::string("cannot check the range: cannot open ") + maps_path + ": " + std::strerror(errno);
     }
-    std::string text;
-    char chunk[16384];
-    for (;;) {
+    const auto address = reinterpret_cast<std::uintptr_t>(begin);
+    std::string early = bytes == 0 ? std::string() : range_outside_address_space(address, bytes);
+    if (bytes == 0 || !early.empty()) {
+        ::close(fd);
+        return early;
+    }
+    // The kernel writes the map as it is read, a page at a time: reading it in pages and stopping
+    // once the range is decided saves writing the rest (the maps of a process with many libraries
+    // take 100 us and more to write in full).
+    RangeScan scan(address, bytes);
+    std::string pending; // text read but not yet a whole line
+    char chunk[4096];
+    while (!scan.decided()) {
         const ssize_t got = ::read(fd, chunk, sizeof chunk);
         if (got > 0) {
-            text.append(chunk, static_cast<std::size_t>(got));
+            pending.append(chunk, static_cast<std::size_t>(got));
+            std::size_t at = 0;
+            for (std::size_t line_end; !scan.decided() && (line_end = pending.find('\n', at)) != std::string::npos;
+                 at = line_end + 1) {
+                scan.read_line(pending.substr(at, line_end - at));
+            }
+            pending.erase(0, at);
         } else if (got == 0) {
+            if (!pending.empty()) scan.read_line(pending); // a last line without its newline
             break;
         } else if (errno != EINTR) {
             const int error = errno;
@@ -93,7 +148,7 @@ std::string host_range_problem(const void* begin, std::size_t bytes, const char*
         }
     }
     ::close(fd);
-    return range_problem_in_maps(text, reinterpret_cast<std::uintptr_t>(begin), bytes);
+    return scan.result();
 }
 
 } // namespace gpucore::cpu
