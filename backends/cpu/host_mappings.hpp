@@ -16,8 +16,9 @@ namespace gpucore::cpu {
 // a line that does not parse. Empty when every byte is covered by read-write mappings. Pure.
 std::string range_problem_in_maps(const std::string& maps_text, std::uintptr_t begin, std::size_t bytes);
 
-// range_problem_in_maps over the current /proc/self/maps (or `maps_path`); a file that cannot be
-// opened or read (EMFILE, ...) is a problem naming the path and the cause. Thread-safe.
+// range_problem_in_maps over the current /proc/self/maps (or `maps_path`), read only as far as the
+// lines that decide the range; a file that cannot be opened or read (EMFILE, ...) is a problem
+// naming the path and the cause. Thread-safe.
 std::string host_range_problem(const void* begin, std::size_t bytes, const char* maps_path = "/proc/self/maps");
 
 } // namespace gpucore::cpu
