@@ -327,7 +327,7 @@ extern "C" gpucore_status gpucore_cpu_check_host_range(const void* ptr, size_t b
     return gpucore::cpu::guarded(msg, [&] {
         if (const std::string problem = gpucore::cpu::host_range_problem(ptr, bytes); !problem.empty()) {
             throw gpucore::cpu::BackendError(GPUCORE_ERROR_INVALID_ARGUMENT,
-                                             "not all readable and writable host memory of this process: " + problem);
+                                             "not readable and writable host memory of this process: " + problem);
         }
     });
 }

@@ -2,6 +2,7 @@
 // Allocation and the untyped transfers behind Buffer<T>.
 #include "gpucore/buffer.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -81,24 +82,32 @@ std::pair<int, gpucore_memory_kind> locate(Backend& backend, int device, const v
     return {owner, kind};
 }
 
-// The built-in cpu backend's device memory is any read-write host memory: every byte of the range
-// is checked against the process's memory map, not only the ends that pointer_device looks at.
-// (A plugin's pointer_device answers for its runtime's allocations, looked up at both ends.)
-void check_whole_range(Backend& backend, int device, const void* ptr, std::size_t bytes) {
+// The built-in cpu backend's device memory is any read-write host memory of the process, on its one
+// device: every byte of the range (at least the first) is checked against the process's memory map,
+// not only the ends that pointer_device looks at, and that one check also answers what
+// pointer_device would at both ends (each a read of the map). True when the range was checked so
+// (the built-in cpu backend); false for every other backend, whose pointer_device answers for its
+// runtime's allocations, looked up at both ends.
+bool checked_as_host_range(Backend& backend, int device, const void* ptr, std::size_t bytes) {
 #if defined(GPUCORE_HAVE_CPU_BACKEND)
-    if (backend.source() != "built-in") return;
+    if (backend.source() != "built-in") return false;
+    const std::size_t checked = std::max<std::size_t>(bytes, 1);
     gpucore_message message;
     message.text[0] = '\0';
     const gpucore_status status =
-        backend.invoke("Buffer::wrap", message, &gpucore_cpu_check_host_range, ptr, bytes);
+        backend.invoke("Buffer::wrap", message, &gpucore_cpu_check_host_range, ptr, checked);
     if (status != GPUCORE_OK) {
         const Error cause = error_from_status(status, message, "Buffer::wrap", backend.name(), device);
         throw Error(ErrorCode::invalid_argument, "Buffer::wrap", backend.name(), device,
-                    "foreign pointer: the " + std::to_string(bytes) + " bytes at " + address_text(ptr) + " are " +
+                    "foreign pointer: the " + std::to_string(checked) +
+                        (checked == 1 ? " byte at " + address_text(ptr) + " is "
+                                      : " bytes at " + address_text(ptr) + " are ") +
                         cause.cause());
     }
+    return true;
 #else
     (void)backend, (void)device, (void)ptr, (void)bytes;
+    return false;
 #endif
 }
 
@@ -190,7 +199,7 @@ Allocation Allocation::wrap(const Device& device, void* ptr, std::size_t count, 
         fail(std::to_string(bytes) + " bytes at " + address_text(ptr) + " run past the end of the address space");
     }
     gpucore_memory_kind kind = GPUCORE_MEMORY_DEVICE;
-    if (ptr != nullptr) {
+    if (ptr != nullptr && !checked_as_host_range(backend, index, ptr, bytes)) {
         // The first and the last byte: a range that starts in the device's memory but runs out
         // of it (a count larger than the allocation) is refused where the backend can tell.
         const std::pair<int, gpucore_memory_kind> first = locate(backend, index, ptr);
@@ -206,7 +215,6 @@ Allocation Allocation::wrap(const Device& device, void* ptr, std::size_t count, 
             fail("foreign pointer: the " + std::to_string(bytes) + " bytes at " + address_text(ptr) +
                  " span memory of different kinds");
         }
-        check_whole_range(backend, index, ptr, bytes);
         kind = first.second;
     }
     Allocation result;
