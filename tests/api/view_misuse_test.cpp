@@ -268,6 +268,9 @@ TEST(WrapMisuse, ForeignPointerThatIsNotReadWriteHostMemory) {
     float* unmapped = reinterpret_cast<float*>(std::uintptr_t{0x1000});
     expect_error([&] { (void)Buffer<float>::wrap(cpu_device(), unmapped, 4); }, ErrorCode::invalid_argument,
                  "Buffer::wrap", "foreign pointer");
+    // No elements: the address itself is still checked.
+    expect_error([&] { (void)Buffer<float>::wrap(cpu_device(), unmapped, 0); }, ErrorCode::invalid_argument,
+                 "Buffer::wrap", "not readable and writable host memory");
     // Three pages: read-write, reserved without access (as GPU runtimes reserve device address
     // ranges), read-only.
     const long page = sysconf(_SC_PAGESIZE);
