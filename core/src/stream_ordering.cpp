@@ -162,13 +162,8 @@ void StreamOrdering::synchronize_known_streams(int device) noexcept {
     if (s.internal.handle != nullptr) wait_for(s.internal.handle, *s.internal.record);
 }
 
-void StreamOrdering::wait_for_streams_locked(DeviceState& s, int device, gpucore_stream target, bool capture,
+void StreamOrdering::wait_for_streams_locked(DeviceState& s, int device, gpucore_stream target, StreamRecord* waiter,
                                       const char* operation) {
-    StreamRecord* waiter = nullptr;
-    if (!capture) {
-        const auto found = s.live_streams.find(target);
-        if (found != s.live_streams.end()) waiter = found->second.get();
-    }
     for (auto& [stream, record] : s.live_streams) {
         if (stream == target) continue; // its own work is in order already
         const std::uint64_t enqueued = record->enqueued.load(std::memory_order_acquire);
@@ -178,13 +173,11 @@ void StreamOrdering::wait_for_streams_locked(DeviceState& s, int device, gpucore
         // Recording captures every enqueue counted so far (each is counted after it returned).
         backend_.call(operation, device, backend_.api().event_record, record->order_event, stream);
         backend_.call(operation, device, backend_.api().stream_wait_event, target, record->order_event);
-        if (capture) s.captured.emplace_back(record, enqueued);
-        else if (waiter != nullptr) note_waited(*waiter, record, enqueued);
+        if (waiter != nullptr) note_waited(*waiter, record, enqueued);
     }
 }
 
 StreamOrdering::InternalStream StreamOrdering::order_internal_stream(DeviceState& s, int device, const char* operation) {
-    s.captured.clear();
     std::lock_guard<std::mutex> lock(s.mutex);
     if (s.internal.handle == nullptr) {
         auto record = std::make_shared<StreamRecord>();
@@ -193,14 +186,16 @@ StreamOrdering::InternalStream StreamOrdering::order_internal_stream(DeviceState
         // Never destroyed: lives as long as the backend (the process).
         s.internal = InternalStream{created, std::move(record)};
     }
-    wait_for_streams_locked(s, device, s.internal.handle, true, operation);
+    wait_for_streams_locked(s, device, s.internal.handle, s.internal.record.get(), operation);
     return s.internal;
 }
 
 void StreamOrdering::order_after_other_streams(int device, gpucore_stream target, const char* operation) {
     auto& s = state(device);
     std::lock_guard<std::mutex> lock(s.mutex);
-    wait_for_streams_locked(s, device, target, false, operation);
+    const auto found = s.live_streams.find(target);
+    wait_for_streams_locked(s, device, target, found != s.live_streams.end() ? found->second.get() : nullptr,
+                            operation);
 }
 
 void* StreamOrdering::native_stream_handle(int device, gpucore_stream stream, StreamRecord& record,

@@ -144,10 +144,8 @@ public:
         const InternalStream internal = order_internal_stream(s, device, operation);
         std::lock_guard<std::mutex> lock(internal.record->mutex);
         enqueue(internal.handle);
+        // Its success also marks the other streams' work it waited for as finished.
         synchronize_locked(*internal.record, device, internal.handle, operation);
-        // Every stream's work captured above has finished: later blocking calls need not wait for it.
-        for (const auto& [record, count] : s.captured) note_finished(*record, count);
-        s.captured.clear();
     }
     // Hands out the vendor handle of `stream` (the stream_native_handle slot); from then on every
     // blocking call waits for the stream, as work may reach it that the core does not see.
@@ -164,26 +162,23 @@ private:
         std::shared_ptr<StreamRecord> record;
     };
     struct DeviceState {
-        // Held by a blocking call from its ordering point until its work has finished, so a
-        // stream's `ordered` count only ever names work that has finished.
+        // Held by a blocking call on the internal stream from its ordering point until its work has
+        // finished: such calls take turns, so each one receives its own failure.
         std::mutex ordering_mutex;
         // The registry lock.
         std::mutex mutex;
         std::unordered_map<gpucore_stream, std::shared_ptr<StreamRecord>> live_streams;
         InternalStream internal{nullptr, nullptr};
-        // The streams the current blocking call waits for, with their enqueue counts then
-        // (guarded by ordering_mutex; kept to reuse its storage).
-        std::vector<std::pair<std::shared_ptr<StreamRecord>, std::uint64_t>> captured;
     };
     DeviceState& state(int device);
     // The internal stream, created on first use and ordered after the work enqueued so far on the
-    // device's other streams; fills s.captured. The caller holds s.ordering_mutex.
+    // device's other streams. The caller holds s.ordering_mutex.
     InternalStream order_internal_stream(DeviceState& s, int device, const char* operation);
     // Records the order event of every stream of s (but `target`) that may hold work no blocking
-    // call has waited for and makes `target` wait for it; with `capture`, lists them in s.captured,
-    // else in the `waited` list of target's record (when target is a known stream). The caller
-    // holds s.mutex.
-    void wait_for_streams_locked(DeviceState& s, int device, gpucore_stream target, bool capture,
+    // call has waited for and makes `target` wait for it, listing each in the `waited` list of
+    // `waiter` (target's record; nullptr when target is not a known stream), whose next successful
+    // synchronize marks that work finished. The caller holds s.mutex.
+    void wait_for_streams_locked(DeviceState& s, int device, gpucore_stream target, StreamRecord* waiter,
                                  const char* operation);
     // Waits for `stream` (the caller holds record.mutex) and throws the first failure of its work:
     // the one set aside earlier, with a later one the plugin reports appended to its cause. When it
