@@ -9,6 +9,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 namespace gpucore::cpu {
@@ -90,17 +91,18 @@ private:
     std::string problem_;
 };
 
-// The problem of a range that cannot be scanned at all (past the address space), if any.
-std::string range_outside_address_space(std::uintptr_t begin, std::size_t bytes) {
-    if (bytes - 1 > UINTPTR_MAX - begin) return "the range runs past the end of the address space";
-    return {};
+// The answer for a range that needs no map: empty for no bytes, a problem for a range past the end
+// of the address space; nullopt for every other range.
+std::optional<std::string> answer_without_map(std::uintptr_t begin, std::size_t bytes) {
+    if (bytes == 0) return std::string();
+    if (bytes - 1 > UINTPTR_MAX - begin) return std::string("the range runs past the end of the address space");
+    return std::nullopt;
 }
 
 } // namespace
 
 std::string range_problem_in_maps(const std::string& maps_text, std::uintptr_t begin, std::size_t bytes) {
-    if (bytes == 0) return {};
-    if (std::string outside = range_outside_address_space(begin, bytes); !outside.empty()) return outside;
+    if (std::optional<std::string> answer = answer_without_map(begin, bytes)) return *answer;
     RangeScan scan(begin, bytes);
     std::size_t at = 0;
     while (at < maps_text.size() && !scan.decided()) {
@@ -117,10 +119,9 @@ std::string host_range_problem(const void* begin, std::size_t bytes, const char*
         return std::string("cannot check the range: cannot open ") + maps_path + ": " + std::strerror(errno);
     }
     const auto address = reinterpret_cast<std::uintptr_t>(begin);
-    std::string early = bytes == 0 ? std::string() : range_outside_address_space(address, bytes);
-    if (bytes == 0 || !early.empty()) {
+    if (std::optional<std::string> answer = answer_without_map(address, bytes)) {
         ::close(fd);
-        return early;
+        return *answer;
     }
     // The kernel writes the map as it is read, a page at a time: reading it in pages and stopping
     // once the range is decided saves writing the rest (the maps of a process with many libraries
