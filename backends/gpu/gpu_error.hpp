@@ -49,7 +49,7 @@ inline void check_call(gpuError_t err, const char* call_text, const char* file, 
 // The error of the last kernel launch on this thread (read and reset). "Not ready" is a status of
 // an earlier query, not a failure, so it never fails a launch.
 inline gpuError_t last_launch_error() noexcept {
-    const gpuError_t err = gpuGetLastError();
+    const gpuError_t err = take_launch_error();
     return err == gpuErrorNotReady ? gpuSuccess : err;
 }
 

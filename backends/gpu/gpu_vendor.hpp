@@ -15,15 +15,19 @@
 //  - the bulk tensor copy engine (Hopper's TMA): CUDA only, GPUCORE_GPU_HAS_BULK_TENSOR_COPY;
 //  - cache hints of loads and stores (the kernel dialect, gpucore/kernel.hpp, covers the rest of
 //    what kernels use: element types, warp operations, barriers, atomics, fences);
-//  - how a kernel is launched: launch_kernel() below, the one place with <<<>>>.
+//  - how a kernel is launched: launch_kernel() below, the one place with <<<>>> (CUDA launches
+//    through the driver, with each kernel's function looked up once), and how launches report
+//    their failure (take_launch_error()).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 #if defined(GPUCORE_GPU_VENDOR_SIMT)
@@ -430,6 +434,103 @@ inline bool encode_bulk_tensor_map(BulkTensorMap* map, const void* base, std::ui
 }
 #endif
 
+// ---- how launches report their failure ------------------------------------------------------------
+// take_launch_error(): the failure of this thread's launches since the last call (and resets it), as
+// cudaGetLastError() reports <<<>>>'s. On CUDA the launches go through the driver (launch_kernel
+// below) and keep their own record: a runtime error left by another call is not theirs.
+#if GPUCORE_GPU_IS_SIMT || GPUCORE_GPU_IS_HIP
+inline gpuError_t take_launch_error() noexcept {
+    return gpuGetLastError();
+}
+#else
+inline cudaError_t& launch_error_of_this_thread() noexcept {
+    static thread_local cudaError_t error = cudaSuccess;
+    return error;
+}
+inline cudaError_t take_launch_error() noexcept {
+    const cudaError_t error = launch_error_of_this_thread();
+    launch_error_of_this_thread() = cudaSuccess;
+    return error;
+}
+
+// <<<>>> (cudaLaunchKernel) looks up the kernel's function in the current context on every launch;
+// that lookup is a good part of the host time of a small call. The driver's cuLaunchKernel, given
+// the function looked up once per thread, device and kernel, skips it. The driver is reached through
+// the runtime (the plugin never links it); where it or the function is missing, and for a launch
+// it refuses, the runtime launches instead and reports the failure with the runtime's error.
+namespace driver_launch {
+
+inline PFN_cuLaunchKernel_v4000 entry() noexcept {
+    static const PFN_cuLaunchKernel_v4000 launch = [] {
+        void* fn = nullptr;
+        cudaDriverEntryPointQueryResult found{};
+        const cudaError_t err = cudaGetDriverEntryPointByVersion("cuLaunchKernel", &fn, 4000, cudaEnableDefault, &found);
+        const bool ok = err == cudaSuccess && found == cudaDriverEntryPointSuccess;
+        if (!ok) (void)cudaGetLastError();
+        return ok ? reinterpret_cast<PFN_cuLaunchKernel_v4000>(fn) : nullptr;
+    }();
+    return launch;
+}
+
+struct KernelOnDevice {
+    const void* kernel;
+    int device;
+    bool operator==(const KernelOnDevice& other) const noexcept {
+        return kernel == other.kernel && device == other.device;
+    }
+};
+struct KernelOnDeviceHash {
+    std::size_t operator()(const KernelOnDevice& key) const noexcept {
+        return std::hash<const void*>()(key.kernel) ^ (static_cast<std::size_t>(key.device) * 0x9e3779b97f4a7c15ULL);
+    }
+};
+
+// The function of `kernel` in the current device's context; null when the runtime has none.
+inline CUfunction function_of(const void* kernel) noexcept {
+    // Per thread: no lock on the launch path (each thread asks the runtime once per kernel).
+    static thread_local std::unordered_map<KernelOnDevice, CUfunction, KernelOnDeviceHash> functions;
+    int device = -1;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return nullptr;
+    }
+    const KernelOnDevice key{kernel, device};
+    const auto found = functions.find(key);
+    if (found != functions.end()) return found->second;
+    cudaFunction_t function = nullptr;
+    if (cudaGetFuncBySymbol(&function, kernel) != cudaSuccess || function == nullptr) {
+        (void)cudaGetLastError(); // the runtime's launch reports the cause
+        return nullptr;
+    }
+    try {
+        functions.emplace(key, reinterpret_cast<CUfunction>(function));
+    } catch (...) {
+        // No memory for the entry: asked again at the next launch.
+    }
+    return reinterpret_cast<CUfunction>(function);
+}
+
+// Launches `kernel` with `params` (pointers to each argument, as cudaLaunchKernel takes them); a
+// failure is kept for take_launch_error().
+inline void launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream,
+                   void** params) noexcept {
+    const PFN_cuLaunchKernel_v4000 driver = entry();
+    const CUfunction function = driver != nullptr ? function_of(kernel) : nullptr;
+    if (function != nullptr &&
+        driver(function, grid.x, grid.y, grid.z, block.x, block.y, block.z, static_cast<unsigned int>(shared_bytes),
+               reinterpret_cast<CUstream>(stream), params, nullptr) == CUDA_SUCCESS) {
+        return;
+    }
+    const cudaError_t err = cudaLaunchKernel(kernel, grid, block, params, shared_bytes, stream);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError(); // kept here instead, for take_launch_error()
+        launch_error_of_this_thread() = err;
+    }
+}
+
+} // namespace driver_launch
+#endif
+
 } // namespace gpucore::gpu
 
 // The one error-check macro: keeps the call's text, file and line and forwards to one function
@@ -607,8 +708,8 @@ __device__ __forceinline__ void fence_shared_for_bulk_copy() {
 #endif
 
 // The one kernel launch of all three vendors: kernel<<<grid, block, shared_bytes, stream>>>(args),
-// with the arguments converted to the kernel's parameter types as <<<>>> converts them. Check
-// last_launch_error() afterwards, as after <<<>>>.
+// with the arguments converted to the kernel's parameter types as <<<>>> converts them (on CUDA
+// through the driver: driver_launch above). Check last_launch_error() afterwards, as after <<<>>>.
 template <class T>
 struct LaunchParameter {
     using type = T;
@@ -618,8 +719,11 @@ inline void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std:
                           gpuStream_t stream, typename LaunchParameter<Params>::type... args) {
 #if GPUCORE_GPU_IS_SIMT
     (void)simt::launch_kernel(kernel, grid, block, shared_bytes, stream, std::move(args)...);
-#else
+#elif GPUCORE_GPU_IS_HIP
     kernel<<<grid, block, shared_bytes, stream>>>(args...);
+#else
+    void* params[] = {static_cast<void*>(&args)..., nullptr};
+    driver_launch::launch(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes, stream, params);
 #endif
 }
 
