@@ -457,7 +457,7 @@ inline cudaError_t take_launch_error() noexcept {
 // that lookup is a good part of the host time of a small call. The driver's cuLaunchKernel, given
 // the function looked up once per thread, device and kernel, skips it. The driver is reached through
 // the runtime (the plugin never links it); where it or the function is missing, and for a launch
-// it refuses, the runtime launches instead and reports the failure with the runtime's error.
+// it refuses, <<<>>> launches instead and reports the failure with the runtime's error.
 namespace driver_launch {
 
 inline PFN_cuLaunchKernel_v4000 entry() noexcept {
@@ -510,22 +510,22 @@ inline CUfunction function_of(const void* kernel) noexcept {
     return reinterpret_cast<CUfunction>(function);
 }
 
-// Launches `kernel` with `params` (pointers to each argument, as cudaLaunchKernel takes them); a
-// failure is kept for take_launch_error().
-inline void launch(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream,
-                   void** params) noexcept {
+// Launches `kernel` with `params` (pointers to each argument, as cuLaunchKernel takes them) through
+// the driver; false when the driver or the kernel's function is missing or the driver refused the
+// launch (nothing was launched then).
+inline bool launched(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream,
+                     void** params) noexcept {
     const PFN_cuLaunchKernel_v4000 driver = entry();
     const CUfunction function = driver != nullptr ? function_of(kernel) : nullptr;
-    if (function != nullptr &&
-        driver(function, grid.x, grid.y, grid.z, block.x, block.y, block.z, static_cast<unsigned int>(shared_bytes),
-               reinterpret_cast<CUstream>(stream), params, nullptr) == CUDA_SUCCESS) {
-        return;
-    }
-    const cudaError_t err = cudaLaunchKernel(kernel, grid, block, params, shared_bytes, stream);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError(); // kept here instead, for take_launch_error()
-        launch_error_of_this_thread() = err;
-    }
+    return function != nullptr &&
+           driver(function, grid.x, grid.y, grid.z, block.x, block.y, block.z, static_cast<unsigned int>(shared_bytes),
+                  reinterpret_cast<CUstream>(stream), params, nullptr) == CUDA_SUCCESS;
+}
+
+// After a <<<>>> launch: keeps its failure for take_launch_error(), out of the runtime's slot.
+inline void keep_runtime_launch_error() noexcept {
+    const cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) launch_error_of_this_thread() = err;
 }
 
 } // namespace driver_launch
@@ -723,7 +723,11 @@ inline void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std:
     kernel<<<grid, block, shared_bytes, stream>>>(args...);
 #else
     void* params[] = {static_cast<void*>(&args)..., nullptr};
-    driver_launch::launch(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes, stream, params);
+    if (!driver_launch::launched(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes, stream, params)) {
+        // The runtime's launch, as on the other vendors: it reports the failure with its own error.
+        kernel<<<grid, block, shared_bytes, stream>>>(args...);
+        driver_launch::keep_runtime_launch_error();
+    }
 #endif
 }
 
