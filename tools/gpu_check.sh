@@ -30,7 +30,8 @@
 #   run, 900), GPUCORE_SANITIZER_TOOLS (the sanitize step's tools; default memcheck racecheck
 #   synccheck initcheck), GPUCORE_SANITIZER_CONF_FILTER / GPUCORE_SANITIZER_KERNEL_FILTER (the
 #   sanitize step's gtest filters over the conformance suite / the kernel tests; default every
-#   cuda case / every kernel test, the over-2^31-element ones left out), GPUCORE_PROFILE_TIMEOUT
+#   cuda case / every kernel test, the over-2^31-element ones and the refused launches left out;
+#   the refused launches then run under memcheck without API error reports), GPUCORE_PROFILE_TIMEOUT
 #   (seconds per ncu run, 600),
 #   GPUCORE_COMMIT (shown in the report when the tree is not a git checkout).
 # compute-sanitizer and ncu are taken from PATH, else from /usr/local/cuda/bin; without ncu the
@@ -177,7 +178,9 @@ fi
 
 if has_step sanitize; then
   CONF_FILTER=${GPUCORE_SANITIZER_CONF_FILTER:-'*cuda_0*:-*Large*'}
-  KERNEL_FILTER=${GPUCORE_SANITIZER_KERNEL_FILTER:-'-*Large*'}
+  # The kernel tests whose names say "Refused" make launches fail on purpose: they run once more
+  # below, with API error reports off (as the out-of-memory test above).
+  KERNEL_FILTER=${GPUCORE_SANITIZER_KERNEL_FILTER:-'-*Large*:*Refused*'}
   for tool in ${GPUCORE_SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}; do
     extra=()
     [ "$tool" = memcheck ] && extra=(--leak-check full)
@@ -188,6 +191,9 @@ if has_step sanitize; then
       "${extra[@]}" --error-exitcode 17 "$BIN/gpucore_gpu_kernel_tests" --gtest_filter="$KERNEL_FILTER"
     report_lines "sanitize_${tool}_kernels" "$SANITIZER_LINES"
   done
+  run sanitize_memcheck_refused_launches timeout "$SAN_TIMEOUT" "$SANITIZER" --tool memcheck --leak-check full \
+    --report-api-errors no --error-exitcode 17 "$BIN/gpucore_gpu_kernel_tests" --gtest_filter='*Refused*'
+  report_lines sanitize_memcheck_refused_launches "$SANITIZER_LINES"
 fi
 
 if has_step modules; then

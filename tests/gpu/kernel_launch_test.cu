@@ -140,7 +140,7 @@ TEST_F(KernelLaunch, ARefusedLaunchIsReportedWithTheRuntimesErrorAndLeavesNoneBe
     EXPECT_EQ(counter.download(1)[0], 64u) << "a refused launch ran";
 }
 
-TEST_F(KernelLaunch, DynamicSharedMemoryPastTheDefaultLimitOnceTheKernelAllowsIt) {
+TEST_F(KernelLaunch, DynamicSharedMemoryPastTheDefaultLimitIsRefusedUntilTheKernelAllowsIt) {
     int optin = 0;
     GPU_TEST_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
     const unsigned int words = 20000; // 80,000 bytes: past 48 KiB
