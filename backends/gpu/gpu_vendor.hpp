@@ -24,10 +24,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <new>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 
 #if defined(GPUCORE_GPU_VENDOR_SIMT)
@@ -51,6 +49,8 @@
 #include <cuda.h> // CUtensorMap and its enums (types only: the plugin never links the driver API)
 #include <cuda_runtime_api.h>
 #include <cudaTypedefs.h> // PFN_cuTensorMapEncodeTiled, reached through the runtime
+
+#include "gpucore/kernel/cuda_launch.hpp"
 #endif
 
 // ---- runtime API names ---------------------------------------------------------------------------
@@ -437,7 +437,8 @@ inline bool encode_bulk_tensor_map(BulkTensorMap* map, const void* base, std::ui
 // ---- how launches report their failure ------------------------------------------------------------
 // take_launch_error(): the failure of this thread's launches since the last call (and resets it), as
 // cudaGetLastError() reports <<<>>>'s. On CUDA the launches go through the driver (launch_kernel
-// below) and keep their own record: a runtime error left by another call is not theirs.
+// below, gpucore/kernel/cuda_launch.hpp) and keep their own record: a runtime error left by another
+// call is not theirs.
 #if GPUCORE_GPU_IS_SIMT || GPUCORE_GPU_IS_HIP
 inline gpuError_t take_launch_error() noexcept {
     return gpuGetLastError();
@@ -453,82 +454,11 @@ inline cudaError_t take_launch_error() noexcept {
     return error;
 }
 
-// <<<>>> (cudaLaunchKernel) looks up the kernel's function in the current context on every launch;
-// that lookup is a good part of the host time of a small call. The driver's cuLaunchKernel, given
-// the function looked up once per thread, device and kernel, skips it. The driver is reached through
-// the runtime (the plugin never links it); where it or the function is missing, and for a launch
-// it refuses, <<<>>> launches instead and reports the failure with the runtime's error.
-namespace driver_launch {
-
-inline PFN_cuLaunchKernel_v4000 entry() noexcept {
-    static const PFN_cuLaunchKernel_v4000 launch = [] {
-        void* fn = nullptr;
-        cudaDriverEntryPointQueryResult found{};
-        const cudaError_t err = cudaGetDriverEntryPointByVersion("cuLaunchKernel", &fn, 4000, cudaEnableDefault, &found);
-        const bool ok = err == cudaSuccess && found == cudaDriverEntryPointSuccess;
-        if (!ok) (void)cudaGetLastError();
-        return ok ? reinterpret_cast<PFN_cuLaunchKernel_v4000>(fn) : nullptr;
-    }();
-    return launch;
-}
-
-struct KernelOnDevice {
-    const void* kernel;
-    int device;
-    bool operator==(const KernelOnDevice& other) const noexcept {
-        return kernel == other.kernel && device == other.device;
-    }
-};
-struct KernelOnDeviceHash {
-    std::size_t operator()(const KernelOnDevice& key) const noexcept {
-        return std::hash<const void*>()(key.kernel) ^ (static_cast<std::size_t>(key.device) * 0x9e3779b97f4a7c15ULL);
-    }
-};
-
-// The function of `kernel` in the current device's context; null when the runtime has none.
-inline CUfunction function_of(const void* kernel) noexcept {
-    // Per thread: no lock on the launch path (each thread asks the runtime once per kernel).
-    static thread_local std::unordered_map<KernelOnDevice, CUfunction, KernelOnDeviceHash> functions;
-    int device = -1;
-    if (cudaGetDevice(&device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return nullptr;
-    }
-    const KernelOnDevice key{kernel, device};
-    const auto found = functions.find(key);
-    if (found != functions.end()) return found->second;
-    cudaFunction_t function = nullptr;
-    if (cudaGetFuncBySymbol(&function, kernel) != cudaSuccess || function == nullptr) {
-        (void)cudaGetLastError(); // the runtime's launch reports the cause
-        return nullptr;
-    }
-    try {
-        functions.emplace(key, reinterpret_cast<CUfunction>(function));
-    } catch (...) {
-        // No memory for the entry: asked again at the next launch.
-    }
-    return reinterpret_cast<CUfunction>(function);
-}
-
-// Launches `kernel` with `params` (pointers to each argument, as cuLaunchKernel takes them) through
-// the driver; false when the driver or the kernel's function is missing or the driver refused the
-// launch (nothing was launched then).
-inline bool launched(const void* kernel, dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream,
-                     void** params) noexcept {
-    const PFN_cuLaunchKernel_v4000 driver = entry();
-    const CUfunction function = driver != nullptr ? function_of(kernel) : nullptr;
-    return function != nullptr &&
-           driver(function, grid.x, grid.y, grid.z, block.x, block.y, block.z, static_cast<unsigned int>(shared_bytes),
-                  reinterpret_cast<CUstream>(stream), params, nullptr) == CUDA_SUCCESS;
-}
-
 // After a <<<>>> launch: keeps its failure for take_launch_error(), out of the runtime's slot.
 inline void keep_runtime_launch_error() noexcept {
     const cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) launch_error_of_this_thread() = err;
 }
-
-} // namespace driver_launch
 #endif
 
 } // namespace gpucore::gpu
@@ -709,7 +639,8 @@ __device__ __forceinline__ void fence_shared_for_bulk_copy() {
 
 // The one kernel launch of all three vendors: kernel<<<grid, block, shared_bytes, stream>>>(args),
 // with the arguments converted to the kernel's parameter types as <<<>>> converts them (on CUDA
-// through the driver: driver_launch above). Check last_launch_error() afterwards, as after <<<>>>.
+// through the driver: gpucore/kernel/cuda_launch.hpp). Check last_launch_error() afterwards, as
+// after <<<>>>.
 template <class T>
 struct LaunchParameter {
     using type = T;
@@ -723,10 +654,11 @@ inline void launch_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, std:
     kernel<<<grid, block, shared_bytes, stream>>>(args...);
 #else
     void* params[] = {static_cast<void*>(&args)..., nullptr};
-    if (!driver_launch::launched(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes, stream, params)) {
+    if (!gpucore::kernel::cuda_launch::launched(reinterpret_cast<const void*>(kernel), grid, block, shared_bytes,
+                                                stream, params)) {
         // The runtime's launch, as on the other vendors: it reports the failure with its own error.
         kernel<<<grid, block, shared_bytes, stream>>>(args...);
-        driver_launch::keep_runtime_launch_error();
+        keep_runtime_launch_error();
     }
 #endif
 }

@@ -83,8 +83,8 @@ TEST_F(KernelLaunch, EveryArgumentArrivesAsTheKernelDeclaresIt) {
 
 TEST_F(KernelLaunch, TheDriverPathIsAvailableOnThisMachine) {
 #if !GPUCORE_GPU_IS_HIP && !GPUCORE_GPU_IS_SIMT
-    EXPECT_NE(gpucore::gpu::driver_launch::entry(), nullptr) << "cuLaunchKernel is not reachable through the runtime";
-    EXPECT_NE(gpucore::gpu::driver_launch::function_of(reinterpret_cast<const void*>(&count_kernel)), nullptr)
+    EXPECT_NE(gpucore::kernel::cuda_launch::entry(), nullptr) << "cuLaunchKernel is not reachable through the runtime";
+    EXPECT_NE(gpucore::kernel::cuda_launch::function_of(reinterpret_cast<const void*>(&count_kernel)), nullptr)
         << "the runtime gave no function for a kernel of this program";
 #endif
 }

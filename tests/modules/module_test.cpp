@@ -12,6 +12,7 @@
 #include <locale>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <sys/stat.h>
@@ -93,6 +94,41 @@ TEST_P(Modules, SaxpyAtAwkwardSizes) {
             for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 0.5f * x[i] + y[i]) << "n " << n << " block " << block << " i " << i;
         }
     }
+}
+
+// Launches of one kernel from several threads at once, each on its own stream and buffers: every
+// launch runs, once (the launchers keep per-device facts and functions that threads share).
+TEST_P(Modules, LaunchesFromManyThreadsAllRun) {
+    constexpr int kThreads = 6, kLaunches = 40;
+    const std::size_t n = 3001;
+    std::vector<std::string> failures(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            try {
+                gpucore::Stream own(device);
+                Buffer<float> x(device, n), y(device, n);
+                x.fill(static_cast<float>(t + 1));
+                y.fill(0.0f);
+                const auto saxpy = module.kernel("saxpy");
+                for (int i = 0; i < kLaunches; ++i) {
+                    saxpy.launch(own, {Dim3(static_cast<std::uint32_t>((n + 127) / 128)), Dim3(128)}, 2.0f, x, y, n);
+                }
+                own.synchronize();
+                const float want = 2.0f * static_cast<float>(t + 1) * kLaunches; // exact: small integers
+                for (const float v : y.to_vector()) {
+                    if (v != want) {
+                        failures[t] = "y holds " + std::to_string(v) + ", not " + std::to_string(want);
+                        return;
+                    }
+                }
+            } catch (const std::exception& e) {
+                failures[t] = e.what();
+            }
+        });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
 }
 
 // The saxpy example's kernel: float4 pieces where a tile is whole and both arrays are 16-byte

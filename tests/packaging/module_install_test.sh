@@ -29,7 +29,8 @@ prefix=$scratch/prefix
 for f in "$libdir/cmake/gpucore/GpucoreKernelModule.cmake" "$libdir/cmake/gpucore/GpucoreHip.cmake" \
          "$libdir/cmake/gpucore/gpucoreKernelCpuTargets.cmake" "$libdir/libgpucore_kernel_cpu.a" \
          include/gpucore/kernel.hpp include/gpucore/kernel/cpu.hpp include/gpucore/kernel/cuda.hpp \
-         include/gpucore/kernel/hip.hpp include/gpucore/kernel/gpu_atomics.hpp include/gpucore/kernel_module.hpp \
+         include/gpucore/kernel/hip.hpp include/gpucore/kernel/gpu_atomics.hpp include/gpucore/kernel/cuda_launch.hpp \
+         include/gpucore/kernel_module.hpp \
          include/gpucore/kernel_registry.hpp include/gpucore/module_entry.hpp include/gpucore/module.h \
          include/gpucore/module.hpp; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"

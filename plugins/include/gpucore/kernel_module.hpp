@@ -12,6 +12,7 @@
 // trivially copyable is a scalar passed by value.
 #pragma once
 
+#include <atomic>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +27,9 @@
 
 #include "gpucore/kernel.hpp"
 #include "gpucore/kernel_registry.hpp"
+#if defined(GPUCORE_KERNEL_VENDOR_CUDA)
+#include "gpucore/kernel/cuda_launch.hpp" // launches through the driver
+#endif
 
 namespace gpucore::module_detail {
 
@@ -107,13 +111,15 @@ inline constexpr auto kSharedOptinAttribute = hipDeviceAttributeMaxSharedMemoryP
 #endif
 using RuntimeError = GPUCORE_MODULE_RT(Error_t);
 
-// What the device allows one kernel, read once per device and kept.
+// What the device allows one kernel, read once per device and kept. `known` publishes the fields
+// before it (set once, under the kernel's lock); `dynamic_allowed` only grows, under that lock. A
+// launch reads them without the lock.
 struct KernelLimits {
-    bool known = false;
+    std::atomic<bool> known{false};
     int max_threads = 0;          // threads per block (registers and launch bounds included)
     std::size_t static_shared = 0;
     std::size_t max_shared = 0;   // static + dynamic per block, the opt-in maximum
-    std::size_t dynamic_allowed = 0; // dynamic bytes the kernel is configured for now
+    std::atomic<std::size_t> dynamic_allowed{0}; // dynamic bytes the kernel is configured for now
 };
 inline constexpr int kLimitDevices = 64;
 
@@ -153,20 +159,23 @@ gpucore_status launch_gpu(const gpucore_launch_config* c, const gpucore_launch_t
             return report(msg, GPUCORE_ERROR_NOT_SUPPORTED, "device %d: modules run on the first %d devices",
                           target->device, kLimitDevices);
         }
-        std::unique_lock<std::mutex> lock(limits_mutex);
         KernelLimits& limit = limits[target->device];
-        if (!limit.known) {
-            GPUCORE_MODULE_RT(FuncAttributes) attributes{};
-            err = GPUCORE_MODULE_RT(FuncGetAttributes)(&attributes, reinterpret_cast<const void*>(Kernel));
-            if (err != GPUCORE_MODULE_RT(Success)) return runtime_failure(msg, "read the kernel's attributes", err);
-            int optin = 0;
-            err = GPUCORE_MODULE_RT(DeviceGetAttribute)(&optin, kSharedOptinAttribute, target->device);
-            if (err != GPUCORE_MODULE_RT(Success)) return runtime_failure(msg, "read the device's shared memory limit", err);
-            limit.max_threads = attributes.maxThreadsPerBlock;
-            limit.static_shared = attributes.sharedSizeBytes;
-            limit.max_shared = static_cast<std::size_t>(optin);
-            limit.dynamic_allowed = static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes);
-            limit.known = true;
+        if (!limit.known.load(std::memory_order_acquire)) {
+            std::lock_guard<std::mutex> lock(limits_mutex);
+            if (!limit.known.load(std::memory_order_relaxed)) {
+                GPUCORE_MODULE_RT(FuncAttributes) attributes{};
+                err = GPUCORE_MODULE_RT(FuncGetAttributes)(&attributes, reinterpret_cast<const void*>(Kernel));
+                if (err != GPUCORE_MODULE_RT(Success)) return runtime_failure(msg, "read the kernel's attributes", err);
+                int optin = 0;
+                err = GPUCORE_MODULE_RT(DeviceGetAttribute)(&optin, kSharedOptinAttribute, target->device);
+                if (err != GPUCORE_MODULE_RT(Success)) return runtime_failure(msg, "read the device's shared memory limit", err);
+                limit.max_threads = attributes.maxThreadsPerBlock;
+                limit.static_shared = attributes.sharedSizeBytes;
+                limit.max_shared = static_cast<std::size_t>(optin);
+                limit.dynamic_allowed.store(static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes),
+                                            std::memory_order_relaxed);
+                limit.known.store(true, std::memory_order_release);
+            }
         }
         const std::uint64_t threads = std::uint64_t{c->block[0]} * c->block[1] * c->block[2];
         if (threads > static_cast<std::uint64_t>(limit.max_threads)) {
@@ -181,19 +190,28 @@ gpucore_status launch_gpu(const gpucore_launch_config* c, const gpucore_launch_t
                           "bytes a block may use on device %d",
                           c->shared_bytes, limit.static_shared, limit.max_shared, target->device);
         }
-        if (c->shared_bytes > limit.dynamic_allowed) {
-            err = GPUCORE_MODULE_RT(FuncSetAttribute)(reinterpret_cast<const void*>(Kernel),
-                                                     GPUCORE_MODULE_RT(FuncAttributeMaxDynamicSharedMemorySize),
-                                                     static_cast<int>(c->shared_bytes));
-            if (err != GPUCORE_MODULE_RT(Success)) return runtime_failure(msg, "allow the dynamic shared memory", err);
-            limit.dynamic_allowed = c->shared_bytes;
+        if (c->shared_bytes > limit.dynamic_allowed.load(std::memory_order_acquire)) {
+            std::lock_guard<std::mutex> lock(limits_mutex);
+            if (c->shared_bytes > limit.dynamic_allowed.load(std::memory_order_relaxed)) {
+                err = GPUCORE_MODULE_RT(FuncSetAttribute)(reinterpret_cast<const void*>(Kernel),
+                                                         GPUCORE_MODULE_RT(FuncAttributeMaxDynamicSharedMemorySize),
+                                                         static_cast<int>(c->shared_bytes));
+                if (err != GPUCORE_MODULE_RT(Success)) return runtime_failure(msg, "allow the dynamic shared memory", err);
+                limit.dynamic_allowed.store(c->shared_bytes, std::memory_order_release);
+            }
         }
-        lock.unlock();
         const dim3 grid(c->grid[0], c->grid[1], c->grid[2]);
         const dim3 block(c->block[0], c->block[1], c->block[2]);
+        const auto stream = static_cast<GPUCORE_MODULE_RT(Stream_t)>(target->native_stream);
+#if defined(GPUCORE_KERNEL_VENDOR_CUDA)
+        if (gpucore::kernel::cuda_launch::launched(reinterpret_cast<const void*>(Kernel), grid, block, c->shared_bytes,
+                                                   stream, const_cast<void**>(args))) {
+            return GPUCORE_OK;
+        }
+#endif
+        // The runtime's launch: on HIP, and on CUDA where the driver refused (the runtime names why).
         err = GPUCORE_MODULE_RT(LaunchKernel)(reinterpret_cast<const void*>(Kernel), grid, block,
-                                              const_cast<void**>(args), c->shared_bytes,
-                                              static_cast<GPUCORE_MODULE_RT(Stream_t)>(target->native_stream));
+                                              const_cast<void**>(args), c->shared_bytes, stream);
         if (err != GPUCORE_MODULE_RT(Success)) {
             (void)GPUCORE_MODULE_RT(GetLastError)(); // a launch error is not sticky: clear it
             return runtime_failure(msg, "launch", err);
