@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -47,6 +46,17 @@ public:
     RangeScan(std::uintptr_t begin, std::size_t bytes) : cursor_(begin), last_(static_cast<std::uintmax_t>(begin) + (bytes - 1)) {}
 
     bool decided() const { return decided_; }
+
+    // Reads the whole lines of `text` (each ended by a newline) until decided; returns the offset
+    // just past the last line read.
+    std::size_t read_lines(const std::string& text) {
+        std::size_t at = 0;
+        for (std::size_t line_end; !decided_ && (line_end = text.find('\n', at)) != std::string::npos;
+             at = line_end + 1) {
+            read_line(text.substr(at, line_end - at));
+        }
+        return at;
+    }
 
     // Reads one line (without its newline) unless already decided.
     void read_line(const std::string& line) {
@@ -104,12 +114,8 @@ std::optional<std::string> answer_without_map(std::uintptr_t begin, std::size_t 
 std::string range_problem_in_maps(const std::string& maps_text, std::uintptr_t begin, std::size_t bytes) {
     if (std::optional<std::string> answer = answer_without_map(begin, bytes)) return *answer;
     RangeScan scan(begin, bytes);
-    std::size_t at = 0;
-    while (at < maps_text.size() && !scan.decided()) {
-        const std::size_t line_end = std::min(maps_text.find('\n', at), maps_text.size());
-        scan.read_line(maps_text.substr(at, line_end - at));
-        at = line_end + 1;
-    }
+    const std::size_t at = scan.read_lines(maps_text);
+    if (at < maps_text.size()) scan.read_line(maps_text.substr(at)); // a last line without its newline
     return scan.result();
 }
 
@@ -133,12 +139,7 @@ std::string host_range_problem(const void* begin, std::size_t bytes, const char*
         const ssize_t got = ::read(fd, chunk, sizeof chunk);
         if (got > 0) {
             pending.append(chunk, static_cast<std::size_t>(got));
-            std::size_t at = 0;
-            for (std::size_t line_end; !scan.decided() && (line_end = pending.find('\n', at)) != std::string::npos;
-                 at = line_end + 1) {
-                scan.read_line(pending.substr(at, line_end - at));
-            }
-            pending.erase(0, at);
+            pending.erase(0, scan.read_lines(pending));
         } else if (got == 0) {
             if (!pending.empty()) scan.read_line(pending); // a last line without its newline
             break;
