@@ -24,58 +24,104 @@ namespace {
 
 // One parallel_for call. Lives on the caller's stack; the caller unlinks it from the queue and waits
 // until no worker is inside before it returns.
+//
+// The items are split into one contiguous range per expected thread. Each thread takes its own
+// range's grabs first, then helps with the others' (a thread that shares its core with another
+// process is left behind, not waited for). A job asking for n helpers takes pool workers 1..n,
+// each starting on range of its own number, so calls that repeat over data that fits in the
+// caches find each part in the cache of the core that read it last time, as with a static OpenMP
+// schedule. The caller never waits for a helper to join: if one is busy elsewhere, the others and
+// the caller take its range.
 struct Job {
-    std::size_t count = 0;
+    static constexpr int kMaxRanges = 64;
+    struct alignas(64) Range { // a cache line each: the threads' grabs do not contend
+        std::atomic<std::size_t> next{0};
+        std::size_t end = 0;
+    };
+
     std::size_t grain = 1;
     const std::function<void(std::size_t, std::size_t)>* body = nullptr;
-    std::atomic<std::size_t> next{0};
+    int ranges = 1;
+    Range range[kMaxRanges];
     std::atomic<bool> failed{false};
     std::exception_ptr error; // the first exception; written once, under error_mutex
     std::mutex error_mutex;
-    int seats = 0; // workers that may still join (pool mutex)
-    // Workers working on it now: written under the pool mutex, read without it by the caller's
-    // poll.
+    int helpers = 0; // the workers it asks for: numbers 1..helpers (set before it is queued)
+    int seats = 0;   // of those, how many may still join (pool mutex)
+    // Workers working on it now: raised under the pool mutex, lowered without it; the caller waits
+    // for zero.
     std::atomic<int> inside{0};
 
-    void work() noexcept {
-        while (!failed.load(std::memory_order_relaxed)) {
-            const std::size_t begin = next.fetch_add(grain, std::memory_order_relaxed);
-            if (begin >= count) return;
-            try {
-                (*body)(begin, std::min(count, begin + grain));
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(error_mutex);
-                if (!error) error = std::current_exception();
-                failed.store(true, std::memory_order_relaxed);
+    // Splits [0, count) into `parts` ranges of whole grabs, so every grab is one that a single
+    // shared counter would hand out.
+    void split(std::size_t count, int parts) {
+        ranges = std::clamp(parts, 1, kMaxRanges);
+        const std::size_t grabs = (count + grain - 1) / grain;
+        const auto total = static_cast<std::size_t>(ranges);
+        for (std::size_t r = 0; r < total; ++r) {
+            range[r].next.store(grabs * r / total * grain, std::memory_order_relaxed);
+            range[r].end = std::min(count, grabs * (r + 1) / total * grain);
+        }
+    }
+
+    // The caller's home range is 0; pool worker `id` (1..helpers) starts on range `id`.
+    int home_of(int id) const noexcept { return ranges > 1 ? 1 + (id - 1) % (ranges - 1) : 0; }
+
+    void work(int home) noexcept {
+        for (int k = 0; k < ranges; ++k) {
+            Range& r = range[(home + k) % ranges];
+            while (!failed.load(std::memory_order_relaxed)) {
+                const std::size_t begin = r.next.fetch_add(grain, std::memory_order_relaxed);
+                if (begin >= r.end) break;
+                try {
+                    (*body)(begin, std::min(r.end, begin + grain));
+                } catch (...) {
+                    std::lock_guard<std::mutex> lock(error_mutex);
+                    if (!error) error = std::current_exception();
+                    failed.store(true, std::memory_order_relaxed);
+                }
             }
         }
     }
 };
 
+// A pause between looks at a lock that another core holds.
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 class Pool {
 public:
-    // Runs `job` with up to `helpers` workers besides the calling thread.
-    void run(Job& job, int helpers) {
-        {
-            std::lock_guard<std::mutex> lock(mutex_);
-            start_workers(max_threads() - 1); // all at once: the thread count stays flat afterwards
-            job.seats = std::min(helpers, workers_);
-            if (job.seats > 0) push(&job);
-        }
-        if (job.seats > 0) work_ready_.notify_all();
-        job.work();
-        std::unique_lock<std::mutex> lock(mutex_);
+    // Runs `job` over [0, count) with up to `helpers` workers besides the calling thread.
+    void run(Job& job, std::size_t count, int helpers) {
+        std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+        lock_briefly_held(lock);
+        start_workers(max_threads() - 1); // all at once: the thread count stays flat afterwards
+        const int seats = std::min(helpers, workers_);
+        job.helpers = seats;
+        job.seats = seats;
+        job.split(count, seats + 1);
+        if (seats > 0) push(&job);
+        wake_helpers(seats);
+        lock.unlock();
+        job.work(0);
+        lock_briefly_held(lock);
         auto it = std::find(queue_.begin(), queue_.end(), &job);
         if (it != queue_.end()) erase(it);
-        if (job.inside.load(std::memory_order_relaxed) == 0) return;
+        if (job.inside.load(std::memory_order_acquire) == 0) return;
         // The helpers are finishing their last grabs: poll for them before sleeping.
         lock.unlock();
         poll_until([&] { return job.inside.load(std::memory_order_acquire) == 0; });
         lock.lock();
-        job_left_.wait(lock, [&] { return job.inside.load(std::memory_order_relaxed) == 0; });
+        job_left_.wait(lock, [&] { return job.inside.load(std::memory_order_acquire) == 0; });
     }
 
 private:
+    // How often a thread tries a held mutex before it blocks (lock_briefly_held).
+    static constexpr int kSpinsBeforeBlocking = 200;
+
     // Starts workers until there are `wanted` (mutex_ held). A thread that cannot be started (the
     // process or user is at its thread limit) is not an error: the job runs with fewer threads, and
     // starting is tried again no sooner than a second later.
@@ -85,7 +131,13 @@ private:
         if (now < retry_after_) return;
         try {
             while (workers_ < wanted) {
-                std::thread([this] { run_worker(); }).detach();
+                sleepers_.emplace_back();
+                try {
+                    std::thread([this, id = workers_ + 1] { run_worker(id); }).detach();
+                } catch (...) {
+                    sleepers_.pop_back();
+                    throw;
+                }
                 ++workers_;
             }
         } catch (const std::system_error&) {
@@ -95,41 +147,95 @@ private:
         }
     }
 
-    void run_worker() {
-        std::unique_lock<std::mutex> lock(mutex_);
+    void run_worker(int id) {
         for (;;) {
-            if (queue_.empty()) {
-                // Jobs often come back to back (one per call): poll for the next before sleeping.
-                lock.unlock();
-                poll_until([&] { return queued_.load(std::memory_order_acquire) > 0; });
-                lock.lock();
-            }
-            work_ready_.wait(lock, [&] { return !queue_.empty(); });
-            Job* job = queue_.front();
-            if (--job->seats == 0) erase(queue_.begin());
-            job->inside.fetch_add(1, std::memory_order_relaxed);
-            lock.unlock();
-            job->work();
-            lock.lock();
-            if (job->inside.fetch_sub(1, std::memory_order_release) == 1) job_left_.notify_all();
+            Job& job = take_seat(id);
+            job.work(job.home_of(id));
+            leave(job);
         }
     }
 
-    // The queue's changes (mutex_ held), mirrored in queued_ for the workers' poll.
+    // Waits for a job that asks for worker `id` and takes a seat in it.
+    Job& take_seat(int id) {
+        // Jobs often come back to back (one per call): poll for the next before sleeping.
+        poll_until([&] { return widest_.load(std::memory_order_acquire) >= id; });
+        std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
+        lock_briefly_held(lock);
+        Sleeper& sleeper = sleepers_[static_cast<std::size_t>(id - 1)];
+        auto it = queue_.end();
+        while ((it = std::find_if(queue_.begin(), queue_.end(), [&](const Job* job) { return job->helpers >= id; })) ==
+               queue_.end()) {
+            sleeper.asleep = true;
+            sleeper.wake.wait(lock);
+            sleeper.asleep = false;
+        }
+        Job* job = *it;
+        if (--job->seats == 0) erase(it);
+        job->inside.fetch_add(1, std::memory_order_relaxed);
+        return *job;
+    }
+
+    // Wakes those of workers 1..helpers that sleep (their poll ran out; mutex_ held). Only the
+    // workers a job asks for are woken: waking every sleeper for every job would have the others
+    // contend for the mutex, only to sleep again, call after call.
+    void wake_helpers(int helpers) {
+        for (int id = 1; id <= helpers; ++id) {
+            Sleeper& sleeper = sleepers_[static_cast<std::size_t>(id - 1)];
+            if (sleeper.asleep) sleeper.wake.notify_one();
+        }
+    }
+
+    // Leaves `job` without the mutex, so a job's helpers do not queue for it on their way out. The
+    // last one out wakes the caller in case it sleeps: taking the mutex first orders the
+    // notification after the caller's last look at `inside`, which it makes holding the mutex.
+    // The job may be gone once `inside` is zero: only the pool is touched after that.
+    void leave(Job& job) {
+        if (job.inside.fetch_sub(1, std::memory_order_release) != 1) return;
+        { std::lock_guard<std::mutex> lock(mutex_); }
+        job_left_.notify_all();
+    }
+
+    // Takes the mutex, trying a little before blocking: it is held for a few instructions at a
+    // time, while a thread that blocks sleeps in the kernel, and waking it costs tens of
+    // microseconds on a virtual machine (cpu_poll.hpp). When a job is queued, every polling
+    // worker wants the mutex at once.
+    static void lock_briefly_held(std::unique_lock<std::mutex>& lock) {
+        for (int attempt = 0; attempt < kSpinsBeforeBlocking; ++attempt) {
+            if (lock.try_lock()) return;
+            cpu_relax();
+        }
+        lock.lock();
+    }
+
+    // The queue's changes (mutex_ held), mirrored in widest_ for the workers' poll.
     void push(Job* job) {
         queue_.push_back(job);
-        queued_.store(queue_.size(), std::memory_order_release);
+        update_widest();
     }
     void erase(std::deque<Job*>::iterator it) {
         queue_.erase(it);
-        queued_.store(queue_.size(), std::memory_order_release);
+        update_widest();
+    }
+    void update_widest() {
+        int widest = 0;
+        for (const Job* job : queue_) widest = std::max(widest, job->helpers);
+        widest_.store(widest, std::memory_order_release);
     }
 
+    // A worker's own wake-up, so that a job wakes exactly the workers it asks for.
+    struct Sleeper {
+        std::condition_variable wake;
+        bool asleep = false; // mutex_
+    };
+
     std::mutex mutex_;
-    std::condition_variable work_ready_;
+    // Worker `id`'s at [id - 1] (mutex_); a deque, so that adding workers moves none.
+    std::deque<Sleeper> sleepers_;
     std::condition_variable job_left_;
     std::deque<Job*> queue_;
-    std::atomic<std::size_t> queued_{0}; // queue_.size(), read without mutex_ by polling workers
+    // The most helpers a queued job asks for (0: none queued), read without mutex_ by polling
+    // workers: worker `id` has a job to join when it is at least `id`.
+    std::atomic<int> widest_{0};
     // Workers run until the process ends, detached: the pool is never destroyed (a worker may
     // still be waiting when static destructors run).
     int workers_ = 0;
@@ -191,11 +297,10 @@ void parallel_for(std::size_t count, std::size_t grain, int threads,
         return;
     }
     Job job;
-    job.count = count;
     job.grain = grain;
     job.body = &body;
     const int helpers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads) - 1, grabs - 1));
-    pool().run(job, helpers);
+    pool().run(job, count, helpers);
     if (job.error) std::rethrow_exception(job.error);
 }
 

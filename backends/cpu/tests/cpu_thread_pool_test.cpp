@@ -2,6 +2,7 @@
 // The CPU backend's thread pool: every item runs exactly once at any thread count and grain, jobs
 // of several threads at once do not mix, a job returns only once its helpers have left it (whether
 // its caller and workers poll or sleep meanwhile), and an exception in one item reaches the caller.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -15,6 +16,13 @@
 
 namespace gpucore::cpu::test {
 namespace {
+
+// Lets jobs use more threads than this machine has cores (a 2-core CI machine would cap them at 2),
+// for the duration of a test.
+struct MaxThreadsForTest {
+    explicit MaxThreadsForTest(int threads) { set_max_threads(threads); }
+    ~MaxThreadsForTest() { set_max_threads(0); }
+};
 
 // Counts how often parallel_for hands out each item.
 std::vector<int> run_counts(std::size_t count, std::size_t grain, int threads) {
@@ -30,15 +38,44 @@ std::vector<int> run_counts(std::size_t count, std::size_t grain, int threads) {
 }
 
 TEST(CpuThreadPool, RunsEveryItemExactlyOnce) {
+    const MaxThreadsForTest up_to(8);
     for (const std::size_t count : {1u, 2u, 7u, 1000u, 100003u}) {
         for (const std::size_t grain : {1u, 3u, 64u}) {
-            for (const int threads : {1, 2, 5}) {
+            for (const int threads : {1, 2, 5, 8}) {
                 EXPECT_EQ(run_counts(count, grain, threads), std::vector<int>(count, 1))
                     << count << " items, grain " << grain << ", " << threads << " threads";
             }
         }
     }
     EXPECT_TRUE(run_counts(0, 1, 4).empty());
+}
+
+// Each grab starts on a multiple of the grain and holds a whole grain (the last one the rest), at
+// every thread count: the kernels rely on it to give every thread whole blocks.
+TEST(CpuThreadPool, GrabsAreWholeGrainsFromTheStart) {
+    const MaxThreadsForTest up_to(8);
+    for (const std::size_t count : {2u, 9u, 1000u, 4099u}) {
+        for (const std::size_t grain : {1u, 4u, 37u}) {
+            for (const int threads : {2, 3, 8}) {
+                std::atomic<int> wrong{0};
+                parallel_for(count, grain, threads, [&](std::size_t begin, std::size_t end) {
+                    if (begin % grain != 0 || end != std::min(count, begin + grain)) wrong.fetch_add(1);
+                });
+                EXPECT_EQ(wrong.load(), 0) << count << " items, grain " << grain << ", " << threads << " threads";
+            }
+        }
+    }
+}
+
+// A job asks for particular workers; when they are busy (here: each inside an item of an outer job
+// that waits for the inner one), the inner job must still finish, run by whoever is free.
+TEST(CpuThreadPool, AJobFinishesWhenItsWorkersAreBusy) {
+    const MaxThreadsForTest up_to(8);
+    std::atomic<int> wrong{0};
+    parallel_for(4, 1, 4, [&](std::size_t, std::size_t) {
+        if (run_counts(3001, 5, 8) != std::vector<int>(3001, 1)) wrong.fetch_add(1);
+    });
+    EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(CpuThreadPool, JobsOfSeveralThreadsAtOnceStaySeparate) {
