@@ -22,6 +22,9 @@
 namespace gpucore::cpu {
 namespace {
 
+// The most threads a job may use, whatever the machine or OMP_NUM_THREADS says.
+constexpr int kMostThreads = 4096;
+
 // One parallel_for call. Lives on the caller's stack; the caller unlinks it from the queue and waits
 // until no worker is inside before it returns.
 //
@@ -104,8 +107,9 @@ public:
         job.seats = seats;
         job.split(count, seats + 1);
         if (seats > 0) push(&job);
-        wake_helpers(seats);
+        const int last_bucket = seats > 0 ? sleepers_through(seats) : -1;
         lock.unlock();
+        for (int b = 0; b <= last_bucket; ++b) bucket_wake_[b].notify_all();
         job.work(0);
         lock_briefly_held(lock);
         auto it = std::find(queue_.begin(), queue_.end(), &job);
@@ -131,13 +135,7 @@ private:
         if (now < retry_after_) return;
         try {
             while (workers_ < wanted) {
-                sleepers_.emplace_back();
-                try {
-                    std::thread([this, id = workers_ + 1] { run_worker(id); }).detach();
-                } catch (...) {
-                    sleepers_.pop_back();
-                    throw;
-                }
+                std::thread([this, id = workers_ + 1] { run_worker(id); }).detach();
                 ++workers_;
             }
         } catch (const std::system_error&) {
@@ -161,13 +159,13 @@ private:
         poll_until([&] { return widest_.load(std::memory_order_acquire) >= id; });
         std::unique_lock<std::mutex> lock(mutex_, std::defer_lock);
         lock_briefly_held(lock);
-        Sleeper& sleeper = sleepers_[static_cast<std::size_t>(id - 1)];
+        const int bucket = bucket_of(id);
         auto it = queue_.end();
         while ((it = std::find_if(queue_.begin(), queue_.end(), [&](const Job* job) { return job->helpers >= id; })) ==
                queue_.end()) {
-            sleeper.asleep = true;
-            sleeper.wake.wait(lock);
-            sleeper.asleep = false;
+            ++bucket_sleepers_[bucket];
+            bucket_wake_[bucket].wait(lock);
+            --bucket_sleepers_[bucket];
         }
         Job* job = *it;
         if (--job->seats == 0) erase(it);
@@ -175,14 +173,24 @@ private:
         return *job;
     }
 
-    // Wakes those of workers 1..helpers that sleep (their poll ran out; mutex_ held). Only the
-    // workers a job asks for are woken: waking every sleeper for every job would have the others
-    // contend for the mutex, only to sleep again, call after call.
-    void wake_helpers(int helpers) {
-        for (int id = 1; id <= helpers; ++id) {
-            Sleeper& sleeper = sleepers_[static_cast<std::size_t>(id - 1)];
-            if (sleeper.asleep) sleeper.wake.notify_one();
+    // Workers whose poll ran out sleep by bucket: numbers 2^b .. 2^(b+1) - 1 in bucket b. A job
+    // asking for workers 1..n wakes buckets 0..bucket_of(n): at most log2(n) + 1 notifications,
+    // and fewer than n workers woken that it does not need. Waking every sleeper for every job
+    // would have the others contend for the mutex, only to sleep again, call after call.
+    static int bucket_of(int id) noexcept {
+        int bucket = 0;
+        while (id >>= 1) ++bucket;
+        return bucket;
+    }
+    // The last bucket with sleepers that a job asking for workers 1..helpers wakes, or -1 (mutex_
+    // held). The caller notifies after releasing the mutex: a worker that would sleep meanwhile
+    // sees the queued job first.
+    int sleepers_through(int helpers) const noexcept {
+        int last = -1;
+        for (int b = 0; b <= bucket_of(helpers); ++b) {
+            if (bucket_sleepers_[b] > 0) last = b;
         }
+        return last;
     }
 
     // Leaves `job` without the mutex, so a job's helpers do not queue for it on their way out. The
@@ -222,15 +230,13 @@ private:
         widest_.store(widest, std::memory_order_release);
     }
 
-    // A worker's own wake-up, so that a job wakes exactly the workers it asks for.
-    struct Sleeper {
-        std::condition_variable wake;
-        bool asleep = false; // mutex_
-    };
+    // A bucket for every worker number (below kMostThreads).
+    static constexpr int kBuckets = 13;
+    static_assert(kMostThreads <= (1 << kBuckets), "a bucket for every worker");
 
     std::mutex mutex_;
-    // Worker `id`'s at [id - 1] (mutex_); a deque, so that adding workers moves none.
-    std::deque<Sleeper> sleepers_;
+    std::condition_variable bucket_wake_[kBuckets];
+    int bucket_sleepers_[kBuckets] = {}; // mutex_
     std::condition_variable job_left_;
     std::deque<Job*> queue_;
     // The most helpers a queued job asks for (0: none queued), read without mutex_ by polling
@@ -264,13 +270,13 @@ int default_max_threads() noexcept {
     if (const char* text = plugin::environment_value("OMP_NUM_THREADS")) {
         char* end = nullptr;
         const long value = std::strtol(text, &end, 10);
-        if (end != text && value > 0 && value <= 4096) return static_cast<int>(value);
+        if (end != text && value > 0 && value <= kMostThreads) return static_cast<int>(value);
     }
     cpu_set_t set;
     CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return std::clamp(CPU_COUNT(&set), 1, kMostThreads);
     const unsigned hardware = std::thread::hardware_concurrency();
-    return hardware > 0 ? static_cast<int>(std::min(hardware, 4096u)) : 1;
+    return hardware > 0 ? static_cast<int>(std::min<unsigned>(hardware, kMostThreads)) : 1;
 }
 
 } // namespace
@@ -283,7 +289,7 @@ int max_threads() noexcept {
 }
 
 void set_max_threads(int threads) noexcept {
-    g_max_threads_override.store(std::max(0, threads), std::memory_order_relaxed);
+    g_max_threads_override.store(std::clamp(threads, 0, kMostThreads), std::memory_order_relaxed);
 }
 
 void parallel_for(std::size_t count, std::size_t grain, int threads,

@@ -19,9 +19,10 @@ namespace gpucore::cpu {
 // The most threads a job may use (the pool's workers plus the caller): the CPUs this process may
 // run on (sched_getaffinity), or OMP_NUM_THREADS when set to a positive number (read with
 // secure_getenv: a privileged program ignores it), or the value a
-// test set with set_max_threads. At least 1. Thread-safe.
+// test set with set_max_threads. At least 1, at most 4096. Thread-safe.
 int max_threads() noexcept;
-// Overrides max_threads() (0 restores the default); for tests of results across thread counts.
+// Overrides max_threads() (0 restores the default; above 4096 counts as 4096); for tests of results
+// across thread counts.
 void set_max_threads(int threads) noexcept;
 
 // Calls body(begin, end) over [0, count) in grabs of `grain` items, handed out dynamically to up to
