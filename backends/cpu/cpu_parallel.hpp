@@ -14,10 +14,11 @@ namespace gpucore::cpu {
 // microseconds, which is more than the work itself.
 inline constexpr std::size_t kParallelThresholdBytes = std::size_t{256} << 10;
 
-// Work is handed out in blocks of about this many bytes, dynamically: a thread that shares its core
-// with another process (common on small shared machines) then takes fewer blocks instead of
-// holding up all the others, as a static split would. 256 KiB keeps the scheduling cost (one
-// atomic per block) negligible and each block long enough for the prefetchers.
+// Work is handed out in blocks of about this many bytes: each thread starts on a range of blocks of
+// its own and then helps with the others' (cpu_thread_pool.hpp), so a thread that shares its core
+// with another process (common on small shared machines) takes fewer blocks instead of holding up
+// all the others, as a static split would. 256 KiB keeps the scheduling cost (one atomic per
+// block) negligible and each block long enough for the prefetchers.
 inline constexpr std::size_t kBlockBytes = std::size_t{256} << 10;
 
 // Marks a hot kernel function to be compiled twice, for AVX2 and for the baseline, with the choice

@@ -25,8 +25,11 @@ int max_threads() noexcept;
 // across thread counts.
 void set_max_threads(int threads) noexcept;
 
-// Calls body(begin, end) over [0, count) in grabs of `grain` items, handed out dynamically to up to
-// `threads` threads: the caller and pool workers that are free. Returns when every item is done.
+// Calls body(begin, end) over [0, count) in grabs of `grain` items (each from a multiple of
+// `grain`), on up to `threads` threads: the caller and pool workers 1..threads-1. The items are
+// split into one contiguous range per thread; each thread takes its own range's grabs first (the
+// same range on every call, for the caches), then helps with the others', and nobody waits for a
+// worker that is busy elsewhere. Returns when every item is done.
 // An exception thrown by body stops the handing out and is rethrown here, once all threads have
 // left the job. Thread-safe: several streams' workers may run jobs at once.
 void parallel_for(std::size_t count, std::size_t grain, int threads,
