@@ -31,7 +31,7 @@ constexpr int kMostThreads = 4096;
 // The items are split into one contiguous range per expected thread. Each thread takes its own
 // range's grabs first, then helps with the others' (a thread that shares its core with another
 // process is left behind, not waited for). A job asking for n helpers takes pool workers 1..n,
-// each starting on range of its own number, so calls that repeat over data that fits in the
+// each starting on the range of its own number, so calls that repeat over data that fits in the
 // caches find each part in the cache of the core that read it last time, as with a static OpenMP
 // schedule. The caller never waits for a helper to join: if one is busy elsewhere, the others and
 // the caller take its range.
